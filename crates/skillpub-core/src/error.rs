@@ -1,0 +1,272 @@
+//! What can be wrong with a skill, said so that the author knows where and how to fix it.
+
+use std::fmt;
+
+/// One problem found in one skill.
+///
+/// It names the skill, the file and, where there is one, the frontmatter field. Its `Display`
+/// reads `file: skill `name`: field `field`: message`, and the message says how to fix it.
+///
+/// # Example
+///
+/// ```
+/// use skillpub_core::{Catalog, ErrorKind, Skill};
+///
+/// let skill = Skill::from_static_in("skills/pdf", "---\nname: PDF\ndescription: Reads PDFs.\n---\n");
+/// let errors = Catalog::new([skill]).unwrap_err();
+/// let first = &errors.as_slice()[0];
+/// assert_eq!(first.skill(), "PDF");
+/// assert_eq!(first.file(), "skills/pdf/SKILL.md");
+/// assert_eq!(first.field(), Some("name"));
+/// assert!(matches!(first.kind(), ErrorKind::NameUppercase { .. }));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    skill: String,
+    file: String,
+    field: Option<String>,
+    kind: ErrorKind,
+}
+
+impl Error {
+    pub(crate) fn new(skill: &str, file: &str, field: Option<&str>, kind: ErrorKind) -> Self {
+        Self {
+            skill: skill.to_owned(),
+            file: file.to_owned(),
+            field: field.map(str::to_owned),
+            kind,
+        }
+    }
+
+    /// The skill's name as written in its frontmatter, or its folder name when the name is
+    /// missing or unreadable.
+    #[must_use]
+    pub fn skill(&self) -> &str {
+        &self.skill
+    }
+
+    /// The file the problem is in, such as `skills/pdf/SKILL.md`.
+    #[must_use]
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// The frontmatter field, such as `name` or `metadata.version`, when the problem has one.
+    #[must_use]
+    pub fn field(&self) -> Option<&str> {
+        self.field.as_deref()
+    }
+
+    /// What is wrong.
+    #[must_use]
+    pub fn kind(&self) -> &ErrorKind {
+        &self.kind
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: skill `{}`: ", self.file, self.skill)?;
+        if let Some(field) = &self.field {
+            write!(f, "field `{field}`: ")?;
+        }
+        write!(f, "{}", self.kind)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// The kinds of problem a skill can have. Each message ends with how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The `SKILL.md` bytes are not UTF-8.
+    #[error("SKILL.md is not valid UTF-8 (the first bad byte is at offset {valid_up_to}); save it as UTF-8")]
+    NotUtf8 {
+        /// How many leading bytes are valid.
+        valid_up_to: usize,
+    },
+    /// The file does not open with a `---` line.
+    #[error(
+        "SKILL.md must start with a line `---` that opens the YAML frontmatter; add `---`, the `name` and `description` fields, and a closing `---` before the instructions"
+    )]
+    FrontmatterMissing,
+    /// No line `---` closes the frontmatter.
+    #[error(
+        "the frontmatter opened by `---` on the first line is never closed; add a line that is exactly `---` after the last field"
+    )]
+    FrontmatterUnclosed,
+    /// The frontmatter is not YAML that skillpub accepts.
+    #[error(
+        "the frontmatter is not valid YAML: {message}; quote values that contain `: ` or `#`, and do not use anchors, tags or duplicate keys"
+    )]
+    Yaml {
+        /// The parser's message, with line and column inside the frontmatter.
+        message: String,
+    },
+    /// The frontmatter is YAML, but not a mapping of fields.
+    #[error("the frontmatter must be a YAML mapping such as `name: my-skill`, but it is {found}")]
+    NotAMapping {
+        /// What it is instead, such as `a list`.
+        found: &'static str,
+    },
+    /// A required field is absent.
+    #[error("required field is missing; add `{field}: ...` to the frontmatter")]
+    MissingField {
+        /// The missing field.
+        field: &'static str,
+    },
+    /// A field holds a value of the wrong type.
+    #[error("must be {expected}, but it is {found}; {hint}")]
+    WrongType {
+        /// What the field must hold.
+        expected: &'static str,
+        /// What it holds.
+        found: &'static str,
+        /// How to write it instead.
+        hint: &'static str,
+    },
+    /// A field that is not in the Agent Skills specification.
+    #[error(
+        "is not an Agent Skills field (allowed: name, description, license, compatibility, metadata, allowed-tools); move it under `metadata` or remove it"
+    )]
+    UnknownField,
+    /// The name is empty.
+    #[error("must not be empty; use the skill's folder name, such as `pdf-processing`")]
+    NameEmpty,
+    /// The name is longer than 64 characters.
+    #[error("`{name}` is {length} characters long, over the limit of 64; shorten it")]
+    NameTooLong {
+        /// The name.
+        name: String,
+        /// Its length in characters.
+        length: usize,
+    },
+    /// The name has ASCII uppercase letters.
+    #[error("`{name}` has uppercase letters; names are lowercase, such as `{lowercase}`")]
+    NameUppercase {
+        /// The name.
+        name: String,
+        /// The name in lowercase.
+        lowercase: String,
+    },
+    /// The name has characters other than `a-z`, `0-9` and `-`.
+    #[error(
+        "`{name}` contains {characters}; names use only ASCII `a-z`, `0-9` and `-` (the discovery draft refuses non-ASCII letters)"
+    )]
+    NameInvalidCharacters {
+        /// The name.
+        name: String,
+        /// The offending characters, quoted and separated by commas.
+        characters: String,
+    },
+    /// The name starts or ends with `-`.
+    #[error("`{name}` starts or ends with a hyphen; remove it")]
+    NameHyphenAtEdge {
+        /// The name.
+        name: String,
+    },
+    /// The name contains `--`.
+    #[error("`{name}` contains consecutive hyphens; use single hyphens between words")]
+    NameConsecutiveHyphens {
+        /// The name.
+        name: String,
+    },
+    /// The name differs from the skill's folder.
+    #[error("`{name}` must match the skill's folder name `{folder}`; rename one so they agree")]
+    NameFolderMismatch {
+        /// The name.
+        name: String,
+        /// The folder name.
+        folder: String,
+    },
+    /// A text field that must have content is empty or only whitespace.
+    #[error("must not be empty; write {what}")]
+    TextEmpty {
+        /// What to write there.
+        what: &'static str,
+    },
+    /// A text field is over its length limit.
+    #[error("is {length} characters long, over the limit of {limit}; shorten it")]
+    TextTooLong {
+        /// Its length in Unicode scalar values.
+        length: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// Two skills in one catalog have the same name.
+    #[error("another skill in this catalog is also named `{name}`; skill names must be unique")]
+    DuplicateName {
+        /// The shared name.
+        name: String,
+    },
+}
+
+/// Every problem found while building a catalog, in the order the skills were given.
+///
+/// # Example
+///
+/// ```
+/// use skillpub_core::{Catalog, Skill};
+///
+/// let errors = Catalog::new([Skill::from_static("no frontmatter here")]).unwrap_err();
+/// assert_eq!(errors.len(), 1);
+/// println!("{errors}");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Errors(Vec<Error>);
+
+impl Errors {
+    pub(crate) fn new(errors: Vec<Error>) -> Self {
+        Self(errors)
+    }
+
+    /// The problems, in order.
+    #[must_use]
+    pub fn as_slice(&self) -> &[Error] {
+        &self.0
+    }
+
+    /// How many problems there are (at least one).
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Always `false`: a value of this type reports at least one problem.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Display for Errors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let count = self.0.len();
+        write!(f, "{count} problem{} in the skills:", if count == 1 { "" } else { "s" })?;
+        for error in &self.0 {
+            write!(f, "\n  {error}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Errors {}
+
+impl IntoIterator for Errors {
+    type Item = Error;
+    type IntoIter = std::vec::IntoIter<Error>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a Errors {
+    type Item = &'a Error;
+    type IntoIter = std::slice::Iter<'a, Error>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}

@@ -1,0 +1,152 @@
+//! Finding the YAML frontmatter in a `SKILL.md` and the typed fields read from it.
+
+use serde_json::{Map, Value};
+
+use crate::error::ErrorKind;
+
+const UTF8_BOM: char = '\u{feff}';
+const DELIMITER: &str = "---";
+
+/// The frontmatter of a valid `SKILL.md`: the typed fields, and the whole block as JSON.
+///
+/// # Example
+///
+/// ```
+/// use skillpub_core::Catalog;
+///
+/// let catalog = Catalog::new([skillpub_core::Skill::from_static(
+///     "---\nname: pdf\ndescription: >\n  Reads PDF files.\nmetadata:\n  version: \"1.0\"\n---\n",
+/// )])?;
+/// let frontmatter = catalog.get("pdf").unwrap().frontmatter();
+/// assert_eq!(frontmatter.description(), "Reads PDF files.\n");
+/// assert_eq!(frontmatter.metadata().collect::<Vec<_>>(), [("version", "1.0")]);
+/// assert_eq!(frontmatter.json().keys().collect::<Vec<_>>(), ["name", "description", "metadata"]);
+/// # Ok::<(), skillpub_core::Errors>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Frontmatter {
+    pub(crate) name: String,
+    pub(crate) description: String,
+    pub(crate) license: Option<String>,
+    pub(crate) compatibility: Option<String>,
+    pub(crate) allowed_tools: Option<String>,
+    pub(crate) json: Map<String, Value>,
+}
+
+impl Frontmatter {
+    /// `name`: the skill's identifier.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// `description`: what the skill does and when to use it, exactly as parsed.
+    #[must_use]
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// `license`, when present.
+    #[must_use]
+    pub fn license(&self) -> Option<&str> {
+        self.license.as_deref()
+    }
+
+    /// `compatibility`, when present.
+    #[must_use]
+    pub fn compatibility(&self) -> Option<&str> {
+        self.compatibility.as_deref()
+    }
+
+    /// `allowed-tools`, when present: a space-separated list, kept as written.
+    #[must_use]
+    pub fn allowed_tools(&self) -> Option<&str> {
+        self.allowed_tools.as_deref()
+    }
+
+    /// `metadata` entries in source order.
+    pub fn metadata(&self) -> impl Iterator<Item = (&str, &str)> {
+        let map = match self.json.get("metadata") {
+            Some(Value::Object(map)) => Some(map),
+            _ => None,
+        };
+        map.into_iter()
+            .flatten()
+            .filter_map(|(key, value)| Some((key.as_str(), value.as_str()?)))
+    }
+
+    /// Every field as authored, in source order, as a JSON object.
+    #[must_use]
+    pub fn json(&self) -> &Map<String, Value> {
+        &self.json
+    }
+}
+
+/// Returns the YAML between the opening `---` line and the next line that is exactly `---`.
+///
+/// A UTF-8 byte order mark before the first line and CRLF line endings are accepted. A `---`
+/// that is not a whole line (inside a value, or with other text on the line) does not close
+/// the block.
+pub(crate) fn yaml_block(text: &str) -> Result<&str, ErrorKind> {
+    let text = text.strip_prefix(UTF8_BOM).unwrap_or(text);
+    let mut lines = text.split_inclusive('\n');
+    let first = lines.next().ok_or(ErrorKind::FrontmatterMissing)?;
+    if !is_delimiter(first) {
+        return Err(ErrorKind::FrontmatterMissing);
+    }
+    let start = first.len();
+    let mut offset = start;
+    for line in lines {
+        if is_delimiter(line) {
+            return Ok(&text[start..offset]);
+        }
+        offset += line.len();
+    }
+    Err(ErrorKind::FrontmatterUnclosed)
+}
+
+fn is_delimiter(line: &str) -> bool {
+    let line = line.strip_suffix('\n').unwrap_or(line);
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    line == DELIMITER
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    macro_rules! block {
+        ($name:ident, $text:expr, $yaml:expr) => {
+            #[test]
+            fn $name() {
+                assert_eq!(yaml_block($text), Ok($yaml));
+            }
+        };
+    }
+
+    macro_rules! no_block {
+        ($name:ident, $text:expr, $kind:expr) => {
+            #[test]
+            fn $name() {
+                assert_eq!(yaml_block($text), Err($kind));
+            }
+        };
+    }
+
+    block!(plain, "---\nname: a\n---\nbody", "name: a\n");
+    block!(crlf_lines, "---\r\nname: a\r\n---\r\nbody", "name: a\r\n");
+    block!(byte_order_mark, "\u{feff}---\nname: a\n---\n", "name: a\n");
+    block!(closing_line_at_end_of_file, "---\nname: a\n---", "name: a\n");
+    block!(empty_block, "---\n---\n", "");
+    block!(dashes_inside_a_value, "---\ndescription: a---b\n---\n", "description: a---b\n");
+    block!(indented_dashes_do_not_close, "---\nd: |\n  ---\n---\n", "d: |\n  ---\n");
+    block!(longer_rule_does_not_close, "---\nd: x\n----\n---\n", "d: x\n----\n");
+    block!(dashes_with_trailing_text_do_not_close, "---\nd: x\n--- # no\n---\n", "d: x\n--- # no\n");
+
+    no_block!(empty_file, "", ErrorKind::FrontmatterMissing);
+    no_block!(no_opening_line, "# Title\n---\n", ErrorKind::FrontmatterMissing);
+    no_block!(leading_blank_line, "\n---\nname: a\n---\n", ErrorKind::FrontmatterMissing);
+    no_block!(four_dashes_open_nothing, "----\nname: a\n---\n", ErrorKind::FrontmatterMissing);
+    no_block!(never_closed, "---\nname: a\n", ErrorKind::FrontmatterUnclosed);
+    no_block!(only_the_opening_line, "---", ErrorKind::FrontmatterUnclosed);
+}

@@ -1,0 +1,101 @@
+//! The discovery index (`/.well-known/agent-skills/index.json`, draft 0.2.0): its paths, its
+//! URL styles and its rendering.
+
+use serde::Serialize;
+
+use crate::origin::Origin;
+
+/// The folder every artifact is published under.
+pub const WELL_KNOWN_PATH: &str = "/.well-known/agent-skills/";
+
+/// Where the index is published.
+pub const INDEX_PATH: &str = "/.well-known/agent-skills/index.json";
+
+/// The `$schema` of a draft 0.2.0 index; clients match it byte for byte.
+pub const SCHEMA_URI: &str = "https://schemas.agentskills.io/discovery/0.2.0/schema.json";
+
+/// The `type` of a skill published as its `SKILL.md` alone.
+pub const TYPE_SKILL_MD: &str = "skill-md";
+
+/// The path where a skill's `SKILL.md` is published.
+///
+/// # Example
+///
+/// ```
+/// assert_eq!(skillpub_core::skill_md_path("pdf"), "/.well-known/agent-skills/pdf/SKILL.md");
+/// ```
+#[must_use]
+pub fn skill_md_path(name: &str) -> String {
+    format!("{WELL_KNOWN_PATH}{name}/SKILL.md")
+}
+
+/// How the index writes each entry's `url`.
+///
+/// Clients resolve it against the index URL (RFC 3986), so all three reach the same file when
+/// the router is mounted at the site root. [`UrlStyle::Relative`] also survives nesting the
+/// router under a prefix; [`UrlStyle::Absolute`] is for an index that must name its origin.
+///
+/// # Example
+///
+/// ```
+/// use skillpub_core::UrlStyle;
+///
+/// let absolute = UrlStyle::Absolute("https://skills.example.com".parse()?);
+/// assert_eq!(absolute.skill_md_url("pdf"), "https://skills.example.com/.well-known/agent-skills/pdf/SKILL.md");
+/// assert_eq!(UrlStyle::Relative.skill_md_url("pdf"), "pdf/SKILL.md");
+/// assert_eq!(UrlStyle::default().skill_md_url("pdf"), "/.well-known/agent-skills/pdf/SKILL.md");
+/// # Ok::<(), skillpub_core::OriginError>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum UrlStyle {
+    /// `/.well-known/agent-skills/{name}/SKILL.md`, the draft's convention (the default).
+    #[default]
+    PathAbsolute,
+    /// `{name}/SKILL.md`, relative to the index.
+    Relative,
+    /// `{origin}/.well-known/agent-skills/{name}/SKILL.md`.
+    Absolute(Origin),
+}
+
+impl UrlStyle {
+    /// The `url` of a skill's `SKILL.md` in this style.
+    #[must_use]
+    pub fn skill_md_url(&self, name: &str) -> String {
+        match self {
+            Self::PathAbsolute => skill_md_path(name),
+            Self::Relative => format!("{name}/SKILL.md"),
+            Self::Absolute(origin) => format!("{origin}{}", skill_md_path(name)),
+        }
+    }
+}
+
+/// One entry of the index, in the draft's field order.
+#[derive(Serialize)]
+pub(crate) struct Entry<'a> {
+    pub(crate) name: &'a str,
+    #[serde(rename = "type")]
+    pub(crate) kind: &'static str,
+    pub(crate) description: &'a str,
+    pub(crate) url: &'a str,
+    pub(crate) digest: String,
+}
+
+#[derive(Serialize)]
+struct Index<'a> {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    skills: &'a [Entry<'a>],
+}
+
+/// Renders the index as indented JSON with a final newline.
+pub(crate) fn render(entries: &[Entry<'_>]) -> Vec<u8> {
+    let index = Index {
+        schema: SCHEMA_URI,
+        skills: entries,
+    };
+    let mut json = serde_json::to_vec_pretty(&index)
+        .expect("serializing strings into memory cannot fail");
+    json.push(b'\n');
+    json
+}

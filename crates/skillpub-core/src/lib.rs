@@ -1,0 +1,75 @@
+//! Agent Skills as data: `SKILL.md` frontmatter, validation, digests and the discovery index.
+//!
+//! This crate does no I/O and knows no HTTP framework. It turns the bytes of each skill's
+//! `SKILL.md` into a [`Catalog`]: every frontmatter parsed and checked against the
+//! [Agent Skills specification] and the [discovery draft 0.2.0], every artifact hashed from the
+//! exact bytes that will be served, and the `index.json` rendered once. Web crates such as
+//! `skillpub-axum` then answer requests from the catalog without further work.
+//!
+//! # Example
+//!
+//! ```
+//! use skillpub_core::{Catalog, Skill};
+//!
+//! static GREETING: Skill = Skill::from_static_in(
+//!     "skills/greeting",
+//!     "---\nname: greeting\ndescription: Greets the user by name.\n---\nSay hello.\n",
+//! );
+//!
+//! let catalog = Catalog::new([&GREETING])?;
+//! let index = std::str::from_utf8(catalog.index().bytes()).unwrap();
+//! assert!(index.contains(r#""$schema": "https://schemas.agentskills.io/discovery/0.2.0/schema.json""#));
+//! assert!(index.contains(&catalog.get("greeting").unwrap().skill_md().digest().to_string()));
+//! # Ok::<(), skillpub_core::Errors>(())
+//! ```
+//!
+//! Embedding a skill folder from the calling crate is one line with [`skill!`]:
+//!
+//! ```ignore
+//! static SCAN_URL: skillpub_core::Skill = skillpub_core::skill!("skills/scan-url");
+//! ```
+//!
+//! # Rules
+//!
+//! - The frontmatter is the block between a first line `---` and the next line that is
+//!   exactly `---`; a UTF-8 byte order mark and CRLF line endings are accepted.
+//! - It is YAML 1.2 (core schema): `yes`, `on` and `0777` are text. Duplicate keys, anchors,
+//!   aliases, unknown tags and more than one document are errors.
+//! - `name`: 1 to 64 characters of ASCII `a-z`, `0-9` and `-`, no hyphen at either end and
+//!   none doubled, equal to the folder name when the folder is known. Non-ASCII letters are
+//!   refused, although skills-ref accepts them: the discovery draft is ASCII only.
+//! - `description`: 1 to 1024 characters; `compatibility`: 1 to 500 when present (both counted
+//!   in Unicode scalar values); `license` and `allowed-tools`: text; `metadata`: a mapping of
+//!   text to text.
+//! - Any other top-level field is an error unless
+//!   [`CatalogBuilder::allow_unknown_fields`] is set.
+//! - Two skills with one name in one catalog are an error.
+//!
+//! [Agent Skills specification]: https://agentskills.io/specification
+//! [discovery draft 0.2.0]: https://github.com/cloudflare/agent-skills-discovery-rfc
+
+mod catalog;
+mod digest;
+mod error;
+mod frontmatter;
+mod index;
+mod origin;
+mod skill;
+mod validate;
+mod yaml;
+
+#[cfg(test)]
+mod tests;
+
+pub use catalog::{Artifact, Catalog, CatalogBuilder, PublishedSkill};
+pub use digest::{DIGEST_PREFIX, Digest, DigestParseError};
+pub use error::{Error, ErrorKind, Errors};
+pub use frontmatter::Frontmatter;
+pub use index::{INDEX_PATH, SCHEMA_URI, TYPE_SKILL_MD, UrlStyle, WELL_KNOWN_PATH, skill_md_path};
+pub use skill::Skill;
+pub use origin::{DEV_PORTS, Origin, OriginError, is_local_host};
+pub use validate::{
+    ALLOWED_FIELDS, MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH,
+    validate_name,
+};
+pub use yaml::{MAX_DEPTH as MAX_YAML_DEPTH, MAX_NODES as MAX_YAML_NODES, MAX_SCALAR_BYTES as MAX_YAML_SCALAR_BYTES};

@@ -1,0 +1,230 @@
+//! Origins for absolute index URLs, and the rule that keeps development hosts out of them.
+
+use std::fmt;
+use std::net::IpAddr;
+
+/// Ports that local development servers use; an index published with one is a mistake.
+pub const DEV_PORTS: [u16; 14] = [
+    3000, 3001, 4000, 4200, 4321, 5000, 5173, 5174, 8000, 8008, 8080, 8081, 8888, 9000,
+];
+
+/// A public `http` or `https` origin, such as `https://skills.example.com`.
+///
+/// Parsing refuses anything that is not a bare origin (a path, a query, a fragment, user
+/// information) and any origin that only works on the publisher's machine or network: the
+/// name `localhost` and its subdomains, loopback, unspecified, private and link-local
+/// addresses, and the ports in [`DEV_PORTS`]. An index that points there would fail for
+/// every client.
+///
+/// # Example
+///
+/// ```
+/// use skillpub_core::{Origin, OriginError};
+///
+/// let origin: Origin = "https://Skills.Example.com/".parse()?;
+/// assert_eq!(origin.as_str(), "https://skills.example.com");
+/// assert!(matches!("http://localhost:3000".parse::<Origin>(), Err(OriginError::NotPublic { .. })));
+/// assert!(matches!("https://example.com:5173".parse::<Origin>(), Err(OriginError::DevPort { .. })));
+/// # Ok::<(), OriginError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Origin(String);
+
+/// Why a string is not a usable public origin.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum OriginError {
+    /// Not of the form `http://host` or `https://host`, with an optional port.
+    #[error(
+        "`{0}` is not an origin; write the scheme and host only, such as `https://skills.example.com`"
+    )]
+    Malformed(String),
+    /// The host only answers on the publisher's own machine or network.
+    #[error(
+        "`{origin}` is not reachable by clients: `{host}` is a local or private host; use the public domain the site is served from"
+    )]
+    NotPublic {
+        /// The origin as given.
+        origin: String,
+        /// The offending host.
+        host: String,
+    },
+    /// The port is one that development servers use.
+    #[error(
+        "`{origin}` uses port {port}, a development server port; use the public origin, usually without a port"
+    )]
+    DevPort {
+        /// The origin as given.
+        origin: String,
+        /// The port.
+        port: u16,
+    },
+}
+
+impl Origin {
+    /// The origin, lowercased and without a trailing slash.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::str::FromStr for Origin {
+    type Err = OriginError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let malformed = || OriginError::Malformed(text.to_owned());
+        let lower = text.to_ascii_lowercase();
+        let (scheme, rest) = lower.split_once("://").ok_or_else(malformed)?;
+        if scheme != "http" && scheme != "https" {
+            return Err(malformed());
+        }
+        let authority = rest.strip_suffix('/').unwrap_or(rest);
+        if authority.is_empty() || authority.contains(['/', '?', '#', '@', '\\']) {
+            return Err(malformed());
+        }
+        let (host, port) = split_port(authority).ok_or_else(malformed)?;
+        if !is_host(host) {
+            return Err(malformed());
+        }
+        if is_local_host(host) {
+            return Err(OriginError::NotPublic {
+                origin: text.to_owned(),
+                host: host.to_owned(),
+            });
+        }
+        if let Some(port) = port
+            && DEV_PORTS.contains(&port)
+        {
+            return Err(OriginError::DevPort {
+                origin: text.to_owned(),
+                port,
+            });
+        }
+        Ok(Self(format!("{scheme}://{authority}")))
+    }
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Splits `host[:port]` (with `[v6]` hosts); `None` when the port is not a number.
+fn split_port(authority: &str) -> Option<(&str, Option<u16>)> {
+    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
+        let (inside, after) = v6.split_once(']')?;
+        let port = match after {
+            "" => None,
+            _ => Some(after.strip_prefix(':')?),
+        };
+        (inside, port)
+    } else {
+        match authority.rsplit_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (authority, None),
+        }
+    };
+    let port = match port {
+        Some(port) if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => {
+            Some(port.parse().ok()?)
+        }
+        Some(_) => return None,
+        None => None,
+    };
+    Some((host, port))
+}
+
+fn is_host(host: &str) -> bool {
+    !host.is_empty()
+        && (host.parse::<IpAddr>().is_ok()
+            || host
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.'))
+}
+
+/// Whether `host` names this machine or a private network rather than a public site.
+///
+/// # Example
+///
+/// ```
+/// use skillpub_core::is_local_host;
+///
+/// assert!(is_local_host("localhost"));
+/// assert!(is_local_host("127.0.0.1"));
+/// assert!(is_local_host("192.168.1.20"));
+/// assert!(is_local_host("::1"));
+/// assert!(!is_local_host("example.com"));
+/// ```
+#[must_use]
+pub fn is_local_host(host: &str) -> bool {
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let host = host.strip_suffix('.').unwrap_or(host).to_ascii_lowercase();
+    if host == "localhost" || host.ends_with(".localhost") {
+        return true;
+    }
+    match host.parse::<IpAddr>() {
+        Ok(IpAddr::V4(ip)) => {
+            ip.is_loopback() || ip.is_unspecified() || ip.is_private() || ip.is_link_local()
+        }
+        Ok(IpAddr::V6(ip)) => {
+            ip.is_loopback()
+                || ip.is_unspecified()
+                || ip.is_unique_local()
+                || ip.is_unicast_link_local()
+                || ip.to_ipv4_mapped().is_some_and(|v4| is_local_host(&v4.to_string()))
+        }
+        Err(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    macro_rules! accepts {
+        ($name:ident, $text:expr, $origin:expr) => {
+            #[test]
+            fn $name() {
+                assert_eq!($text.parse::<Origin>().map(|o| o.0), Ok($origin.to_owned()));
+            }
+        };
+    }
+
+    macro_rules! refuses {
+        ($name:ident, $text:expr, $pattern:pat) => {
+            #[test]
+            fn $name() {
+                let result = $text.parse::<Origin>();
+                assert!(matches!(result, Err($pattern)), "{result:?}");
+            }
+        };
+    }
+
+    accepts!(https_domain, "https://example.com", "https://example.com");
+    accepts!(trailing_slash_dropped, "https://example.com/", "https://example.com");
+    accepts!(uppercase_lowered, "HTTPS://Example.COM", "https://example.com");
+    accepts!(explicit_https_port, "https://example.com:8443", "https://example.com:8443");
+    accepts!(public_ipv4, "http://93.184.216.34", "http://93.184.216.34");
+    accepts!(public_ipv6, "https://[2606:2800:220:1::1]", "https://[2606:2800:220:1::1]");
+
+    refuses!(localhost, "http://localhost", OriginError::NotPublic { .. });
+    refuses!(localhost_subdomain, "http://app.localhost", OriginError::NotPublic { .. });
+    refuses!(loopback_v4, "http://127.0.0.1:8443", OriginError::NotPublic { .. });
+    refuses!(loopback_v6, "http://[::1]", OriginError::NotPublic { .. });
+    refuses!(unspecified, "http://0.0.0.0", OriginError::NotPublic { .. });
+    refuses!(private_range, "https://10.1.2.3", OriginError::NotPublic { .. });
+    refuses!(link_local, "https://169.254.1.1", OriginError::NotPublic { .. });
+    refuses!(vite_port, "https://example.com:5173", OriginError::DevPort { port: 5173, .. });
+    refuses!(node_port, "https://example.com:3000", OriginError::DevPort { port: 3000, .. });
+    refuses!(no_scheme, "example.com", OriginError::Malformed(_));
+    refuses!(ftp_scheme, "ftp://example.com", OriginError::Malformed(_));
+    refuses!(with_path, "https://example.com/skills", OriginError::Malformed(_));
+    refuses!(with_query, "https://example.com?x", OriginError::Malformed(_));
+    refuses!(with_user, "https://me@example.com", OriginError::Malformed(_));
+    refuses!(empty_host, "https://", OriginError::Malformed(_));
+    refuses!(bad_port, "https://example.com:http", OriginError::Malformed(_));
+    refuses!(port_out_of_range, "https://example.com:70000", OriginError::Malformed(_));
+    refuses!(space_in_host, "https://exa mple.com", OriginError::Malformed(_));
+}

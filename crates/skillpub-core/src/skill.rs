@@ -1,0 +1,146 @@
+//! A skill as it is handed to a catalog: the bytes of its `SKILL.md` and, when known, its folder.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use bytes::Bytes;
+
+/// One skill's `SKILL.md`, as bytes that the catalog will serve unchanged.
+///
+/// Build it in `const` context from embedded text, usually through [`skill!`](crate::skill!),
+/// or at run time from owned bytes. The folder, when given, is the path the skill came from;
+/// its last component must equal the skill's `name`.
+///
+/// # Example
+///
+/// ```
+/// use skillpub_core::Skill;
+///
+/// static GREETING: Skill = Skill::from_static_in(
+///     "skills/greeting",
+///     "---\nname: greeting\ndescription: Greets the user by name.\n---\nSay hello.\n",
+/// );
+/// assert_eq!(GREETING.folder_name(), Some("greeting"));
+/// assert!(GREETING.skill_md().starts_with(b"---"));
+/// ```
+#[derive(Clone)]
+pub struct Skill {
+    folder: Option<Cow<'static, str>>,
+    skill_md: Bytes,
+}
+
+impl Skill {
+    /// A skill from embedded text, with no folder to check the name against.
+    #[must_use]
+    pub const fn from_static(skill_md: &'static str) -> Self {
+        Self {
+            folder: None,
+            skill_md: Bytes::from_static(skill_md.as_bytes()),
+        }
+    }
+
+    /// A skill from embedded text that came from `folder` (such as `"skills/greeting"`).
+    #[must_use]
+    pub const fn from_static_in(folder: &'static str, skill_md: &'static str) -> Self {
+        Self {
+            folder: Some(Cow::Borrowed(folder)),
+            skill_md: Bytes::from_static(skill_md.as_bytes()),
+        }
+    }
+
+    /// A skill from bytes read at run time. The bytes need not be UTF-8; the catalog reports
+    /// it if they are not.
+    #[must_use]
+    pub fn new(folder: Option<String>, skill_md: impl Into<Bytes>) -> Self {
+        Self {
+            folder: folder.map(Cow::Owned),
+            skill_md: skill_md.into(),
+        }
+    }
+
+    /// The folder the skill came from, as given.
+    #[must_use]
+    pub fn folder(&self) -> Option<&str> {
+        self.folder.as_deref()
+    }
+
+    /// The last component of the folder: what the skill's `name` must be.
+    #[must_use]
+    pub fn folder_name(&self) -> Option<&str> {
+        let folder = self.folder()?.trim_end_matches(['/', '\\']);
+        folder.rsplit(['/', '\\']).next()
+    }
+
+    /// The exact bytes of the `SKILL.md`.
+    #[must_use]
+    pub fn skill_md(&self) -> &Bytes {
+        &self.skill_md
+    }
+
+    /// How errors refer to this skill's `SKILL.md`.
+    pub(crate) fn file_label(&self) -> String {
+        match self.folder() {
+            Some(folder) => format!("{}/SKILL.md", folder.trim_end_matches(['/', '\\'])),
+            None => "SKILL.md".to_owned(),
+        }
+    }
+}
+
+impl From<&Skill> for Skill {
+    fn from(skill: &Skill) -> Self {
+        skill.clone()
+    }
+}
+
+impl fmt::Debug for Skill {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Skill")
+            .field("folder", &self.folder)
+            .field("skill_md_len", &self.skill_md.len())
+            .finish()
+    }
+}
+
+/// Embeds `<dir>/SKILL.md` as a [`Skill`], with `dir` relative to the calling crate's root.
+///
+/// The folder's last component is remembered, so the catalog checks that the skill's `name`
+/// equals it. The file is read by `include_str!`, so editing it rebuilds the crate.
+///
+/// # Example
+///
+/// ```ignore
+/// static SCAN_URL: skillpub::Skill = skillpub::skill!("skills/scan-url");
+/// ```
+#[macro_export]
+macro_rules! skill {
+    ($dir:literal) => {
+        $crate::Skill::from_static_in(
+            $dir,
+            ::core::include_str!(::core::concat!(
+                ::core::env!("CARGO_MANIFEST_DIR"),
+                "/",
+                $dir,
+                "/SKILL.md"
+            )),
+        )
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folder_name_is_the_last_component() {
+        assert_eq!(Skill::from_static_in("a/b/pdf", "").folder_name(), Some("pdf"));
+        assert_eq!(Skill::from_static_in("pdf/", "").folder_name(), Some("pdf"));
+        assert_eq!(Skill::from_static_in("pdf", "").folder_name(), Some("pdf"));
+        assert_eq!(Skill::from_static("").folder_name(), None);
+    }
+
+    #[test]
+    fn file_label_names_the_skill_md() {
+        assert_eq!(Skill::from_static_in("skills/pdf/", "").file_label(), "skills/pdf/SKILL.md");
+        assert_eq!(Skill::from_static("").file_label(), "SKILL.md");
+    }
+}

@@ -1,0 +1,252 @@
+//! The rules of the Agent Skills specification and the discovery draft, applied to frontmatter.
+//!
+//! Every rule reports its own problem and checking goes on, so an author sees every problem at
+//! once. Names follow the discovery draft's ASCII rule, which is stricter than skills-ref
+//! (that accepts Unicode letters): a name that passes here passes everywhere.
+
+use serde_json::{Map, Value};
+
+use crate::error::ErrorKind;
+use crate::frontmatter::Frontmatter;
+
+/// Longest skill name, in characters.
+pub const MAX_NAME_LENGTH: usize = 64;
+
+/// Longest `description`, in Unicode scalar values.
+pub const MAX_DESCRIPTION_LENGTH: usize = 1024;
+
+/// Longest `compatibility`, in Unicode scalar values.
+pub const MAX_COMPATIBILITY_LENGTH: usize = 500;
+
+/// The top-level frontmatter fields that the Agent Skills specification defines.
+pub const ALLOWED_FIELDS: [&str; 6] = [
+    "name",
+    "description",
+    "license",
+    "compatibility",
+    "metadata",
+    "allowed-tools",
+];
+
+const STRING_HINT: &str = "write it as text, in quotes if it could be read as a number or boolean";
+
+/// A field name (`None` for the frontmatter as a whole) and what is wrong with it.
+pub(crate) type Problem = (Option<String>, ErrorKind);
+
+/// Checks a skill name against the discovery draft: 1 to 64 characters of ASCII `a-z`, `0-9`
+/// and `-`, with no leading, trailing or double hyphen. Returns every problem, or none.
+///
+/// # Example
+///
+/// ```
+/// use skillpub_core::{ErrorKind, validate_name};
+///
+/// assert!(validate_name("pdf-processing").is_empty());
+/// let problems = validate_name("-PDF--tools");
+/// assert_eq!(problems.len(), 3);
+/// assert!(matches!(problems[0], ErrorKind::NameUppercase { .. }));
+/// ```
+#[must_use]
+pub fn validate_name(name: &str) -> Vec<ErrorKind> {
+    let mut problems = Vec::new();
+    if name.is_empty() {
+        problems.push(ErrorKind::NameEmpty);
+        return problems;
+    }
+    let length = name.chars().count();
+    if length > MAX_NAME_LENGTH {
+        problems.push(ErrorKind::NameTooLong {
+            name: name.to_owned(),
+            length,
+        });
+    }
+    if name.bytes().any(|b| b.is_ascii_uppercase()) {
+        problems.push(ErrorKind::NameUppercase {
+            name: name.to_owned(),
+            lowercase: name.to_ascii_lowercase(),
+        });
+    }
+    if name.starts_with('-') || name.ends_with('-') {
+        problems.push(ErrorKind::NameHyphenAtEdge {
+            name: name.to_owned(),
+        });
+    }
+    if name.contains("--") {
+        problems.push(ErrorKind::NameConsecutiveHyphens {
+            name: name.to_owned(),
+        });
+    }
+    let mut invalid: Vec<char> = Vec::new();
+    for c in name.chars() {
+        let allowed = c.is_ascii_alphanumeric() || c == '-';
+        if !allowed && !invalid.contains(&c) {
+            invalid.push(c);
+        }
+    }
+    if !invalid.is_empty() {
+        let quoted: Vec<String> = invalid.iter().map(|c| format!("{c:?}")).collect();
+        problems.push(ErrorKind::NameInvalidCharacters {
+            name: name.to_owned(),
+            characters: quoted.join(", "),
+        });
+    }
+    problems
+}
+
+/// Options that relax the rules.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Rules {
+    pub(crate) allow_unknown_fields: bool,
+}
+
+/// Reads and checks every field. `folder` is the skill's folder name when it is known.
+pub(crate) fn frontmatter(
+    json: Map<String, Value>,
+    folder: Option<&str>,
+    rules: Rules,
+) -> Result<Frontmatter, Vec<Problem>> {
+    let mut problems = Vec::new();
+    if !rules.allow_unknown_fields {
+        for key in json.keys().filter(|key| !ALLOWED_FIELDS.contains(&key.as_str())) {
+            problems.push((Some(key.clone()), ErrorKind::UnknownField));
+        }
+    }
+    let mut report = |field: &str, kind| problems.push((Some(field.to_owned()), kind));
+
+    let name = required_string(&json, "name", &mut report);
+    if let Some(name) = name {
+        for kind in validate_name(name) {
+            report("name", kind);
+        }
+        if let Some(folder) = folder
+            && !name.is_empty()
+            && name != folder
+        {
+            report(
+                "name",
+                ErrorKind::NameFolderMismatch {
+                    name: name.to_owned(),
+                    folder: folder.to_owned(),
+                },
+            );
+        }
+    }
+
+    let description = required_string(&json, "description", &mut report);
+    if let Some(description) = description {
+        check_text(
+            description,
+            MAX_DESCRIPTION_LENGTH,
+            "what the skill does and when to use it",
+            |kind| report("description", kind),
+        );
+    }
+
+    let compatibility = optional_string(&json, "compatibility", &mut report);
+    if let Some(compatibility) = compatibility {
+        check_text(
+            compatibility,
+            MAX_COMPATIBILITY_LENGTH,
+            "the environment the skill needs, or remove the field",
+            |kind| report("compatibility", kind),
+        );
+    }
+    let license = optional_string(&json, "license", &mut report);
+    let allowed_tools = optional_string(&json, "allowed-tools", &mut report);
+    check_metadata(json.get("metadata"), &mut report);
+
+    match (name, description) {
+        (Some(name), Some(description)) if problems.is_empty() => Ok(Frontmatter {
+            name: name.to_owned(),
+            description: description.to_owned(),
+            license: license.map(str::to_owned),
+            compatibility: compatibility.map(str::to_owned),
+            allowed_tools: allowed_tools.map(str::to_owned),
+            json,
+        }),
+        _ => Err(problems),
+    }
+}
+
+fn required_string<'a>(
+    json: &'a Map<String, Value>,
+    field: &'static str,
+    report: &mut impl FnMut(&str, ErrorKind),
+) -> Option<&'a str> {
+    match json.get(field) {
+        None => {
+            report(field, ErrorKind::MissingField { field });
+            None
+        }
+        Some(Value::Null) if field == "name" => {
+            report(field, ErrorKind::NameEmpty);
+            None
+        }
+        Some(_) => optional_string(json, field, report),
+    }
+}
+
+fn optional_string<'a>(
+    json: &'a Map<String, Value>,
+    field: &str,
+    report: &mut impl FnMut(&str, ErrorKind),
+) -> Option<&'a str> {
+    match json.get(field)? {
+        Value::String(text) => Some(text),
+        other => {
+            report(field, wrong_type("a string", other, STRING_HINT));
+            None
+        }
+    }
+}
+
+fn check_text(text: &str, limit: usize, what: &'static str, mut report: impl FnMut(ErrorKind)) {
+    if text.trim().is_empty() {
+        report(ErrorKind::TextEmpty { what });
+    }
+    let length = text.chars().count();
+    if length > limit {
+        report(ErrorKind::TextTooLong { length, limit });
+    }
+}
+
+fn check_metadata(metadata: Option<&Value>, report: &mut impl FnMut(&str, ErrorKind)) {
+    match metadata {
+        None => {}
+        Some(Value::Object(map)) => {
+            for (key, value) in map {
+                if !value.is_string() {
+                    report(&format!("metadata.{key}"), wrong_type("a string", value, STRING_HINT));
+                }
+            }
+        }
+        Some(other) => report(
+            "metadata",
+            wrong_type(
+                "a mapping of text keys to text values",
+                other,
+                "indent `key: value` lines under `metadata:`",
+            ),
+        ),
+    }
+}
+
+fn wrong_type(expected: &'static str, found: &Value, hint: &'static str) -> ErrorKind {
+    ErrorKind::WrongType {
+        expected,
+        found: describe(found),
+        hint,
+    }
+}
+
+/// Names the kind of a YAML value the way an author would.
+pub(crate) fn describe(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "empty",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+    }
+}
