@@ -1,0 +1,197 @@
+//! The router for `/.well-known/agent-skills/`: one prepared answer per path and method.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::future::{Ready, ready};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use axum::Router;
+use axum::body::Body;
+use http::{HeaderValue, Method, Request, Response};
+use skillpub_core::{Catalog, INDEX_PATH, WELL_KNOWN_PATH};
+
+use crate::headers::{self, Policy, Prepared, Rejection, Resource};
+
+/// A `Router` that serves a catalog at `/.well-known/agent-skills/`, with the default policy.
+///
+/// Merge it into an app of any state type. See [`RouterBuilder`] for the options.
+///
+/// # Example
+///
+/// ```
+/// use axum::{Router, routing::get};
+/// use skillpub_core::{Catalog, Skill};
+///
+/// let catalog = Catalog::new([Skill::from_static(
+///     "---\nname: greeting\ndescription: Greets the user by name.\n---\nSay hello.\n",
+/// )])?;
+/// let app: Router = Router::new()
+///     .route("/", get(|| async { "my app" }))
+///     .merge(skillpub_axum::router(catalog));
+/// # Ok::<(), skillpub_core::Errors>(())
+/// ```
+///
+/// # Panics
+///
+/// Merging panics if the app already has a route under `/.well-known/agent-skills/`.
+#[must_use]
+pub fn router<S>(catalog: Catalog) -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+{
+    RouterBuilder::new(catalog).build()
+}
+
+/// Builds the `/.well-known/agent-skills/` router with a chosen header policy.
+///
+/// Every answer (`200`, `304`, `204`, `404`, `405`) carries `Cache-Control`,
+/// `Access-Control-Allow-Origin: *`, `Access-Control-Expose-Headers: ETag` and
+/// `X-Content-Type-Options: nosniff`; `GET` and `HEAD` get the same status and headers.
+///
+/// # Example
+///
+/// ```
+/// use axum::Router;
+/// use http::HeaderValue;
+/// use skillpub_axum::RouterBuilder;
+/// use skillpub_core::Catalog;
+///
+/// let catalog = Catalog::new(Vec::<skillpub_core::Skill>::new())?;
+/// let skills: Router = RouterBuilder::new(catalog)
+///     .cache_control(HeaderValue::from_static("public, max-age=60, no-transform"))
+///     .error_cache_control(HeaderValue::from_static("no-store"))
+///     .cors_max_age(600)
+///     .build();
+/// # Ok::<(), skillpub_core::Errors>(())
+/// ```
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct RouterBuilder {
+    catalog: Catalog,
+    policy: Policy,
+}
+
+impl RouterBuilder {
+    /// Starts from the default policy.
+    pub fn new(catalog: Catalog) -> Self {
+        Self {
+            catalog,
+            policy: Policy::default(),
+        }
+    }
+
+    /// `Cache-Control` of `200`, `304` and preflight answers
+    /// (default [`DEFAULT_CACHE_CONTROL`](crate::DEFAULT_CACHE_CONTROL), `public, max-age=300`).
+    ///
+    /// Keep it short: a client that caches the index longer than a `SKILL.md`, or the reverse,
+    /// sees a digest mismatch after a deploy and drops the skill until both expire.
+    pub fn cache_control(mut self, value: HeaderValue) -> Self {
+        self.policy.cache_control = value;
+        self
+    }
+
+    /// `Cache-Control` of `404` and `405` answers
+    /// (default [`DEFAULT_ERROR_CACHE_CONTROL`](crate::DEFAULT_ERROR_CACHE_CONTROL),
+    /// `public, max-age=10`).
+    pub fn error_cache_control(mut self, value: HeaderValue) -> Self {
+        self.policy.error_cache_control = value;
+        self
+    }
+
+    /// `Access-Control-Max-Age` of preflight answers, in seconds
+    /// (default [`DEFAULT_CORS_MAX_AGE`](crate::DEFAULT_CORS_MAX_AGE), one day).
+    pub fn cors_max_age(mut self, seconds: u32) -> Self {
+        self.policy.cors_max_age = seconds;
+        self
+    }
+
+    /// Prepares every answer and returns the router.
+    ///
+    /// # Panics
+    ///
+    /// Merging the result panics if the app already has a route under
+    /// `/.well-known/agent-skills/`.
+    pub fn build<S>(self) -> Router<S>
+    where
+        S: Clone + Send + Sync + 'static,
+    {
+        let service = WellKnown(Arc::new(Routes::new(&self.catalog, &self.policy)));
+        let folder = WELL_KNOWN_PATH.trim_end_matches('/');
+        Router::new()
+            .route_service(folder, service.clone())
+            .route_service(WELL_KNOWN_PATH, service.clone())
+            .route_service(&format!("{WELL_KNOWN_PATH}{{*path}}"), service)
+    }
+}
+
+/// Every published path with its prepared answers, and the answer for everything else.
+#[derive(Debug)]
+struct Routes {
+    resources: HashMap<String, Resource>,
+    not_found: Prepared,
+}
+
+impl Routes {
+    fn new(catalog: &Catalog, policy: &Policy) -> Self {
+        let index = catalog.index();
+        let mut resources = HashMap::with_capacity(catalog.skills().len() + 1);
+        resources.insert(
+            INDEX_PATH.to_owned(),
+            policy.resource(headers::JSON, index.bytes().clone(), index.digest()),
+        );
+        for skill in catalog.skills() {
+            let artifact = skill.skill_md();
+            resources.insert(
+                skill.skill_md_path().to_owned(),
+                policy.resource(headers::MARKDOWN, artifact.bytes().clone(), artifact.digest()),
+            );
+        }
+        Self {
+            resources,
+            not_found: policy.error(Rejection::NotFound),
+        }
+    }
+
+    /// Picks the prepared answer: exact path match, then method, then `If-None-Match`.
+    fn answer<B>(&self, request: &Request<B>) -> &Prepared {
+        let Some(resource) = self.resources.get(request.uri().path()) else {
+            return &self.not_found;
+        };
+        match *request.method() {
+            Method::GET | Method::HEAD if resource.matches_if_none_match(request.headers()) => {
+                &resource.not_modified
+            }
+            Method::GET | Method::HEAD => &resource.ok,
+            Method::OPTIONS => &resource.preflight,
+            _ => &resource.method_not_allowed,
+        }
+    }
+}
+
+/// The tower service behind every route of the router.
+#[derive(Debug, Clone)]
+struct WellKnown(Arc<Routes>);
+
+impl<B> tower::Service<Request<B>> for WellKnown {
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = Ready<Result<Response<Body>, Infallible>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let prepared = self.0.answer(&request);
+        let body = if request.method() == Method::HEAD || prepared.body.is_empty() {
+            Body::empty()
+        } else {
+            Body::from(prepared.body.clone())
+        };
+        let mut response = Response::new(body);
+        *response.status_mut() = prepared.status;
+        *response.headers_mut() = prepared.headers.clone();
+        ready(Ok(response))
+    }
+}

@@ -1,0 +1,235 @@
+//! The HTTP policy, request by request, through `oneshot` (no network).
+
+use axum::Router;
+use axum::body::Body;
+use http::header::{
+    ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN, ACCESS_CONTROL_EXPOSE_HEADERS,
+    ACCESS_CONTROL_MAX_AGE, ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, ETAG,
+    IF_NONE_MATCH, X_CONTENT_TYPE_OPTIONS,
+};
+use http::{HeaderMap, HeaderValue, Method, Request, StatusCode};
+use http_body_util::BodyExt;
+use skillpub_core::{Catalog, Digest, Skill};
+use tower::ServiceExt;
+
+use crate::{RouterBuilder, router};
+
+const GREETING: &str = "---\nname: greeting\ndescription: Greets the user by name.\n---\nSay hello.\n";
+const FAREWELL: &str = "---\nname: farewell\ndescription: Says goodbye.\n---\nSay goodbye.\n";
+const INDEX: &str = "/.well-known/agent-skills/index.json";
+const SKILL: &str = "/.well-known/agent-skills/greeting/SKILL.md";
+
+fn catalog() -> Catalog {
+    Catalog::new([Skill::from_static(GREETING), Skill::from_static(FAREWELL)]).unwrap()
+}
+
+fn app() -> Router {
+    router(catalog())
+}
+
+struct Answer {
+    status: StatusCode,
+    headers: HeaderMap,
+    body: Vec<u8>,
+}
+
+async fn send(app: Router, method: Method, path: &str, headers: &[(&str, &str)]) -> Answer {
+    let mut request = Request::builder().method(method).uri(path);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = app.oneshot(request.body(Body::empty()).unwrap()).await.unwrap();
+    let status = response.status();
+    let headers = response.headers().clone();
+    let body = response.into_body().collect().await.unwrap().to_bytes().to_vec();
+    Answer { status, headers, body }
+}
+
+async fn get(path: &str) -> Answer {
+    send(app(), Method::GET, path, &[]).await
+}
+
+/// GET and HEAD must agree on status and every header; HEAD has no body.
+async fn get_and_head(path: &str, headers: &[(&str, &str)]) -> Answer {
+    let get = send(app(), Method::GET, path, headers).await;
+    let head = send(app(), Method::HEAD, path, headers).await;
+    assert_eq!(get.status, head.status, "{path}");
+    assert_eq!(get.headers, head.headers, "{path}");
+    assert!(head.body.is_empty(), "{path}");
+    get
+}
+
+fn header<'a>(answer: &'a Answer, name: http::header::HeaderName) -> &'a str {
+    answer.headers.get(&name).unwrap_or_else(|| panic!("no {name}")).to_str().unwrap()
+}
+
+fn assert_common_headers(answer: &Answer) {
+    assert_eq!(header(answer, ACCESS_CONTROL_ALLOW_ORIGIN), "*");
+    assert_eq!(header(answer, ACCESS_CONTROL_EXPOSE_HEADERS), "ETag");
+    assert_eq!(header(answer, X_CONTENT_TYPE_OPTIONS), "nosniff");
+    assert!(answer.headers.contains_key(CACHE_CONTROL));
+}
+
+#[tokio::test]
+async fn index_is_json_with_validators() {
+    let answer = get_and_head(INDEX, &[]).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(header(&answer, CONTENT_TYPE), "application/json");
+    assert_eq!(header(&answer, CACHE_CONTROL), "public, max-age=300");
+    assert_eq!(header(&answer, CONTENT_LENGTH), answer.body.len().to_string());
+    assert_eq!(header(&answer, ETAG), format!("\"{}\"", Digest::of(&answer.body)));
+    assert_common_headers(&answer);
+}
+
+#[tokio::test]
+async fn skill_md_is_markdown_and_matches_its_digest_in_the_index() {
+    let answer = get_and_head(SKILL, &[]).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(header(&answer, CONTENT_TYPE), "text/markdown; charset=utf-8");
+    assert_eq!(answer.body, GREETING.as_bytes());
+    assert_common_headers(&answer);
+
+    let index: serde_json::Value = serde_json::from_slice(&get(INDEX).await.body).unwrap();
+    let entry = index["skills"].as_array().unwrap().iter().find(|e| e["name"] == "greeting").unwrap();
+    assert_eq!(entry["digest"], Digest::of(&answer.body).to_string());
+    assert_eq!(entry["url"], SKILL);
+}
+
+macro_rules! not_found {
+    ($($name:ident: $path:expr,)+) => {$(
+        #[tokio::test]
+        async fn $name() {
+            let answer = get_and_head($path, &[]).await;
+            assert_eq!(answer.status, StatusCode::NOT_FOUND, "{}", $path);
+            assert_eq!(header(&answer, CONTENT_TYPE), "application/json");
+            assert_eq!(header(&answer, CACHE_CONTROL), "public, max-age=10");
+            assert_eq!(header(&answer, CONTENT_LENGTH), answer.body.len().to_string());
+            let body: serde_json::Value = serde_json::from_slice(&answer.body).unwrap();
+            assert_eq!(body["error"], "not_found");
+            assert!(!answer.headers.contains_key(ETAG));
+            assert_common_headers(&answer);
+        }
+    )+};
+}
+
+not_found! {
+    unknown_skill_is_404: "/.well-known/agent-skills/nope/SKILL.md",
+    wrong_case_file_is_404: "/.well-known/agent-skills/greeting/skill.md",
+    wrong_case_skill_is_404: "/.well-known/agent-skills/Greeting/SKILL.md",
+    wrong_case_index_is_404: "/.well-known/agent-skills/INDEX.json",
+    trailing_slash_is_404: "/.well-known/agent-skills/greeting/SKILL.md/",
+    skill_folder_is_404: "/.well-known/agent-skills/greeting/",
+    skill_folder_without_slash_is_404: "/.well-known/agent-skills/greeting",
+    well_known_folder_is_404: "/.well-known/agent-skills/",
+    well_known_folder_without_slash_is_404: "/.well-known/agent-skills",
+    dot_dot_is_404: "/.well-known/agent-skills/farewell/../greeting/SKILL.md",
+    encoded_dot_dot_is_404: "/.well-known/agent-skills/farewell/%2e%2e/greeting/SKILL.md",
+    encoded_slash_is_404: "/.well-known/agent-skills/greeting%2FSKILL.md",
+    encoded_letter_is_404: "/.well-known/agent-skills/greeting/SKILL%2Emd",
+    double_slash_is_404: "/.well-known/agent-skills//greeting/SKILL.md",
+    dot_segment_is_404: "/.well-known/agent-skills/./index.json",
+    legacy_index_is_404: "/.well-known/agent-skills/skills/index.json",
+}
+
+#[tokio::test]
+async fn other_methods_get_405_with_allow_on_every_route() {
+    for path in [INDEX, SKILL] {
+        for method in [Method::POST, Method::PUT, Method::DELETE, Method::PATCH] {
+            let answer = send(app(), method.clone(), path, &[]).await;
+            assert_eq!(answer.status, StatusCode::METHOD_NOT_ALLOWED, "{method} {path}");
+            assert_eq!(header(&answer, ALLOW), "GET, HEAD, OPTIONS");
+            assert_eq!(header(&answer, CACHE_CONTROL), "public, max-age=10");
+            let body: serde_json::Value = serde_json::from_slice(&answer.body).unwrap();
+            assert_eq!(body["error"], "method_not_allowed");
+            assert_common_headers(&answer);
+        }
+    }
+}
+
+#[tokio::test]
+async fn preflight_is_answered_with_204() {
+    for path in [INDEX, SKILL] {
+        let answer = send(
+            app(),
+            Method::OPTIONS,
+            path,
+            &[("origin", "https://agent.example"), ("access-control-request-method", "GET")],
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::NO_CONTENT);
+        assert_eq!(header(&answer, ACCESS_CONTROL_ALLOW_METHODS), "GET, HEAD, OPTIONS");
+        assert_eq!(header(&answer, ACCESS_CONTROL_MAX_AGE), "86400");
+        assert_eq!(header(&answer, ALLOW), "GET, HEAD, OPTIONS");
+        assert!(answer.body.is_empty());
+        assert_common_headers(&answer);
+    }
+}
+
+#[tokio::test]
+async fn matching_if_none_match_gives_304_with_the_same_caching_and_cors() {
+    let etag = header(&get(SKILL).await, ETAG).to_owned();
+    let weak = format!("W/{etag}");
+    let listed = format!("\"other\", {etag}");
+    for value in [etag.as_str(), weak.as_str(), listed.as_str(), "*"] {
+        let answer = get_and_head(SKILL, &[("if-none-match", value)]).await;
+        assert_eq!(answer.status, StatusCode::NOT_MODIFIED, "{value}");
+        assert_eq!(header(&answer, ETAG), etag);
+        assert_eq!(header(&answer, CACHE_CONTROL), "public, max-age=300");
+        assert!(answer.body.is_empty());
+        assert_common_headers(&answer);
+    }
+}
+
+#[tokio::test]
+async fn if_none_match_in_separate_header_lines_is_combined() {
+    let etag = header(&get(INDEX).await, ETAG).to_owned();
+    let answer = get_and_head(INDEX, &[(IF_NONE_MATCH.as_str(), "\"a\""), (IF_NONE_MATCH.as_str(), &etag)]).await;
+    assert_eq!(answer.status, StatusCode::NOT_MODIFIED);
+}
+
+#[tokio::test]
+async fn a_different_etag_gives_the_full_answer() {
+    let other = format!("\"{}\"", Digest::of(b"other"));
+    for value in [other.as_str(), "\"sha256\"", "", "garbage"] {
+        let answer = get_and_head(SKILL, &[("if-none-match", value)]).await;
+        assert_eq!(answer.status, StatusCode::OK, "{value}");
+        assert_eq!(answer.body, GREETING.as_bytes());
+    }
+}
+
+#[tokio::test]
+async fn the_etag_of_one_skill_does_not_match_another() {
+    let etag = header(&get(SKILL).await, ETAG).to_owned();
+    let answer = get_and_head("/.well-known/agent-skills/farewell/SKILL.md", &[("if-none-match", &etag)]).await;
+    assert_eq!(answer.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn cache_control_and_max_age_are_configurable() {
+    let app: Router = RouterBuilder::new(catalog())
+        .cache_control(HeaderValue::from_static("no-cache"))
+        .error_cache_control(HeaderValue::from_static("no-store"))
+        .cors_max_age(60)
+        .build();
+    let ok = send(app.clone(), Method::GET, SKILL, &[]).await;
+    assert_eq!(header(&ok, CACHE_CONTROL), "no-cache");
+    let etag = header(&ok, ETAG).to_owned();
+    let not_modified = send(app.clone(), Method::GET, SKILL, &[("if-none-match", &etag)]).await;
+    assert_eq!(header(&not_modified, CACHE_CONTROL), "no-cache");
+    let missing = send(app.clone(), Method::GET, "/.well-known/agent-skills/x", &[]).await;
+    assert_eq!(header(&missing, CACHE_CONTROL), "no-store");
+    let preflight = send(app, Method::OPTIONS, SKILL, &[]).await;
+    assert_eq!(header(&preflight, ACCESS_CONTROL_MAX_AGE), "60");
+}
+
+#[tokio::test]
+async fn paths_outside_the_folder_are_left_to_the_app() {
+    let app: Router = Router::new()
+        .route("/", axum::routing::get(|| async { "home" }))
+        .merge(router(catalog()));
+    let home = send(app.clone(), Method::GET, "/", &[]).await;
+    assert_eq!(home.body, b"home");
+    let elsewhere = send(app, Method::GET, "/.well-known/other", &[]).await;
+    assert_eq!(elsewhere.status, StatusCode::NOT_FOUND);
+    assert!(!elsewhere.headers.contains_key(ACCESS_CONTROL_ALLOW_ORIGIN));
+}

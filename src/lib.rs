@@ -1,0 +1,37 @@
+//! Publish Agent Skills from a Rust web service.
+//!
+//! skillpub embeds each skill's `SKILL.md` at build time, validates it and hashes the exact
+//! bytes it serves once at start-up, and mounts `/.well-known/agent-skills/` (the Agent Skills
+//! Discovery index, draft 0.2.0, and every `SKILL.md`) on an axum `Router`. Because the index
+//! digest is computed from the served bytes, it cannot drift from them.
+//!
+//! # Example
+//!
+//! ```
+//! use axum::{Router, routing::get};
+//! use skillpub::{Catalog, Skill};
+//!
+//! // In a real crate: static GREETING: Skill = skillpub::skill!("skills/greeting");
+//! static GREETING: Skill = Skill::from_static_in(
+//!     "skills/greeting",
+//!     "---\nname: greeting\ndescription: Greets the user by name.\n---\nSay hello.\n",
+//! );
+//!
+//! let catalog = Catalog::new([&GREETING])?;
+//! let app: Router = Router::new()
+//!     .route("/", get(|| async { "my app" }))
+//!     .merge(skillpub::axum::router(catalog));
+//! # Ok::<(), skillpub::Errors>(())
+//! ```
+//!
+//! # Crate features
+//!
+//! | Name | Description | Default |
+//! |---|---|---|
+//! | `axum` | The router for `/.well-known/agent-skills/`, as [`skillpub::axum`](crate::axum) | yes |
+
+pub use skillpub_core::*;
+
+#[cfg(feature = "axum")]
+#[doc(inline)]
+pub use skillpub_axum as axum;
