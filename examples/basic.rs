@@ -27,7 +27,10 @@ async fn main() -> ExitCode {
         }
     };
     let app = Router::new()
-        .route("/", get(|| async { "An app that publishes its Agent Skills.\n" }))
+        .route(
+            "/",
+            get(|| async { "An app that publishes its Agent Skills.\n" }),
+        )
         .merge(skillpub::axum::router(catalog));
 
     let addr = std::env::var("SKILLPUB_ADDR").unwrap_or_else(|_| DEFAULT_ADDR.to_owned());

@@ -96,9 +96,14 @@ fn opaque_tag(tag: &[u8]) -> &[u8] {
 
 impl Policy {
     /// Prepares every answer for an artifact served with `content_type`.
-    pub(crate) fn resource(&self, content_type: HeaderValue, body: Bytes, digest: Digest) -> Resource {
-        let etag = HeaderValue::try_from(format!("\"{digest}\""))
-            .expect("a digest is printable ASCII");
+    pub(crate) fn resource(
+        &self,
+        content_type: HeaderValue,
+        body: Bytes,
+        digest: Digest,
+    ) -> Resource {
+        let etag =
+            HeaderValue::try_from(format!("\"{digest}\"")).expect("a digest is printable ASCII");
         let length = HeaderValue::from(body.len());
 
         let mut validators = self.common(&self.cache_control);
@@ -106,12 +111,11 @@ impl Policy {
 
         let mut ok = validators.clone();
         ok.insert(CONTENT_TYPE, content_type);
-        ok.insert(CONTENT_LENGTH, length.clone());
+        ok.insert(CONTENT_LENGTH, length);
 
-        // A 304 may carry the Content-Length the 200 would have had (RFC 9110, 8.6); sending it
-        // also keeps the framework from adding `Content-Length: 0`.
-        let mut not_modified = validators;
-        not_modified.insert(CONTENT_LENGTH, length);
+        // No Content-Length on a 304: hyper drops it from the answer to GET but keeps it on
+        // HEAD, so sending it would break GET/HEAD parity.
+        let not_modified = validators;
 
         Resource {
             etag,

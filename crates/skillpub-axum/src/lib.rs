@@ -26,7 +26,7 @@
 //! |---|---|---|
 //! | `GET`/`HEAD` `index.json` | 200 | `Content-Type: application/json`, `Content-Length`, `ETag` |
 //! | `GET`/`HEAD` `{name}/SKILL.md` | 200 | `Content-Type: text/markdown; charset=utf-8`, `Content-Length`, `ETag` |
-//! | `If-None-Match` matches | 304 | `ETag`, `Content-Length` of the 200 |
+//! | `If-None-Match` matches | 304 | `ETag` (no body, no `Content-Length`) |
 //! | `OPTIONS` | 204 | `Allow`, `Access-Control-Allow-Methods: GET, HEAD, OPTIONS`, `Access-Control-Allow-Headers: If-None-Match`, `Access-Control-Max-Age` |
 //! | unknown path (also wrong case, trailing slash, `..`, `%2e%2e`) | 404 | small JSON body |
 //! | other method | 405 | `Allow: GET, HEAD, OPTIONS`, small JSON body |
@@ -40,8 +40,8 @@ mod headers;
 mod router;
 
 pub use headers::{
-    ALLOWED_METHODS, DEFAULT_CACHE_CONTROL, DEFAULT_CORS_MAX_AGE, DEFAULT_ERROR_CACHE_CONTROL, JSON,
-    MARKDOWN, Rejection,
+    ALLOWED_METHODS, DEFAULT_CACHE_CONTROL, DEFAULT_CORS_MAX_AGE, DEFAULT_ERROR_CACHE_CONTROL,
+    JSON, MARKDOWN, Rejection,
 };
 pub use router::{RouterBuilder, router};
 

@@ -3,12 +3,15 @@
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::{Ready, ready};
+use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use axum::Router;
 use axum::body::Body;
+use bytes::Bytes;
 use http::{HeaderValue, Method, Request, Response};
+use http_body::Frame;
 use skillpub_core::{Catalog, INDEX_PATH, WELL_KNOWN_PATH};
 
 use crate::headers::{self, Policy, Prepared, Rejection, Resource};
@@ -35,7 +38,6 @@ use crate::headers::{self, Policy, Prepared, Rejection, Resource};
 /// # Panics
 ///
 /// Merging panics if the app already has a route under `/.well-known/agent-skills/`.
-#[must_use]
 pub fn router<S>(catalog: Catalog) -> Router<S>
 where
     S: Clone + Send + Sync + 'static,
@@ -144,7 +146,11 @@ impl Routes {
             let artifact = skill.skill_md();
             resources.insert(
                 skill.skill_md_path().to_owned(),
-                policy.resource(headers::MARKDOWN, artifact.bytes().clone(), artifact.digest()),
+                policy.resource(
+                    headers::MARKDOWN,
+                    artifact.bytes().clone(),
+                    artifact.digest(),
+                ),
             );
         }
         Self {
@@ -184,7 +190,9 @@ impl<B> tower::Service<Request<B>> for WellKnown {
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let prepared = self.0.answer(&request);
-        let body = if request.method() == Method::HEAD || prepared.body.is_empty() {
+        let body = if prepared.body.is_empty() {
+            Body::new(Bodiless)
+        } else if request.method() == Method::HEAD {
             Body::empty()
         } else {
             Body::from(prepared.body.clone())
@@ -193,5 +201,21 @@ impl<B> tower::Service<Request<B>> for WellKnown {
         *response.status_mut() = prepared.status;
         *response.headers_mut() = prepared.headers.clone();
         ready(Ok(response))
+    }
+}
+
+/// The body of a `304` or `204`: empty, and without a known length, so that no layer adds the
+/// `Content-Length: 0` that such answers must not carry.
+struct Bodiless;
+
+impl http_body::Body for Bodiless {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Poll::Ready(None)
     }
 }

@@ -14,7 +14,8 @@ use tower::ServiceExt;
 
 use crate::{RouterBuilder, router};
 
-const GREETING: &str = "---\nname: greeting\ndescription: Greets the user by name.\n---\nSay hello.\n";
+const GREETING: &str =
+    "---\nname: greeting\ndescription: Greets the user by name.\n---\nSay hello.\n";
 const FAREWELL: &str = "---\nname: farewell\ndescription: Says goodbye.\n---\nSay goodbye.\n";
 const INDEX: &str = "/.well-known/agent-skills/index.json";
 const SKILL: &str = "/.well-known/agent-skills/greeting/SKILL.md";
@@ -38,11 +39,24 @@ async fn send(app: Router, method: Method, path: &str, headers: &[(&str, &str)])
     for (name, value) in headers {
         request = request.header(*name, *value);
     }
-    let response = app.oneshot(request.body(Body::empty()).unwrap()).await.unwrap();
+    let response = app
+        .oneshot(request.body(Body::empty()).unwrap())
+        .await
+        .unwrap();
     let status = response.status();
     let headers = response.headers().clone();
-    let body = response.into_body().collect().await.unwrap().to_bytes().to_vec();
-    Answer { status, headers, body }
+    let body = response
+        .into_body()
+        .collect()
+        .await
+        .unwrap()
+        .to_bytes()
+        .to_vec();
+    Answer {
+        status,
+        headers,
+        body,
+    }
 }
 
 async fn get(path: &str) -> Answer {
@@ -59,8 +73,13 @@ async fn get_and_head(path: &str, headers: &[(&str, &str)]) -> Answer {
     get
 }
 
-fn header<'a>(answer: &'a Answer, name: http::header::HeaderName) -> &'a str {
-    answer.headers.get(&name).unwrap_or_else(|| panic!("no {name}")).to_str().unwrap()
+fn header(answer: &Answer, name: http::header::HeaderName) -> &str {
+    answer
+        .headers
+        .get(&name)
+        .unwrap_or_else(|| panic!("no {name}"))
+        .to_str()
+        .unwrap()
 }
 
 fn assert_common_headers(answer: &Answer) {
@@ -76,8 +95,14 @@ async fn index_is_json_with_validators() {
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(header(&answer, CONTENT_TYPE), "application/json");
     assert_eq!(header(&answer, CACHE_CONTROL), "public, max-age=300");
-    assert_eq!(header(&answer, CONTENT_LENGTH), answer.body.len().to_string());
-    assert_eq!(header(&answer, ETAG), format!("\"{}\"", Digest::of(&answer.body)));
+    assert_eq!(
+        header(&answer, CONTENT_LENGTH),
+        answer.body.len().to_string()
+    );
+    assert_eq!(
+        header(&answer, ETAG),
+        format!("\"{}\"", Digest::of(&answer.body))
+    );
     assert_common_headers(&answer);
 }
 
@@ -85,12 +110,20 @@ async fn index_is_json_with_validators() {
 async fn skill_md_is_markdown_and_matches_its_digest_in_the_index() {
     let answer = get_and_head(SKILL, &[]).await;
     assert_eq!(answer.status, StatusCode::OK);
-    assert_eq!(header(&answer, CONTENT_TYPE), "text/markdown; charset=utf-8");
+    assert_eq!(
+        header(&answer, CONTENT_TYPE),
+        "text/markdown; charset=utf-8"
+    );
     assert_eq!(answer.body, GREETING.as_bytes());
     assert_common_headers(&answer);
 
     let index: serde_json::Value = serde_json::from_slice(&get(INDEX).await.body).unwrap();
-    let entry = index["skills"].as_array().unwrap().iter().find(|e| e["name"] == "greeting").unwrap();
+    let entry = index["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "greeting")
+        .unwrap();
     assert_eq!(entry["digest"], Digest::of(&answer.body).to_string());
     assert_eq!(entry["url"], SKILL);
 }
@@ -136,7 +169,11 @@ async fn other_methods_get_405_with_allow_on_every_route() {
     for path in [INDEX, SKILL] {
         for method in [Method::POST, Method::PUT, Method::DELETE, Method::PATCH] {
             let answer = send(app(), method.clone(), path, &[]).await;
-            assert_eq!(answer.status, StatusCode::METHOD_NOT_ALLOWED, "{method} {path}");
+            assert_eq!(
+                answer.status,
+                StatusCode::METHOD_NOT_ALLOWED,
+                "{method} {path}"
+            );
             assert_eq!(header(&answer, ALLOW), "GET, HEAD, OPTIONS");
             assert_eq!(header(&answer, CACHE_CONTROL), "public, max-age=10");
             let body: serde_json::Value = serde_json::from_slice(&answer.body).unwrap();
@@ -153,11 +190,17 @@ async fn preflight_is_answered_with_204() {
             app(),
             Method::OPTIONS,
             path,
-            &[("origin", "https://agent.example"), ("access-control-request-method", "GET")],
+            &[
+                ("origin", "https://agent.example"),
+                ("access-control-request-method", "GET"),
+            ],
         )
         .await;
         assert_eq!(answer.status, StatusCode::NO_CONTENT);
-        assert_eq!(header(&answer, ACCESS_CONTROL_ALLOW_METHODS), "GET, HEAD, OPTIONS");
+        assert_eq!(
+            header(&answer, ACCESS_CONTROL_ALLOW_METHODS),
+            "GET, HEAD, OPTIONS"
+        );
         assert_eq!(header(&answer, ACCESS_CONTROL_MAX_AGE), "86400");
         assert_eq!(header(&answer, ALLOW), "GET, HEAD, OPTIONS");
         assert!(answer.body.is_empty());
@@ -183,7 +226,14 @@ async fn matching_if_none_match_gives_304_with_the_same_caching_and_cors() {
 #[tokio::test]
 async fn if_none_match_in_separate_header_lines_is_combined() {
     let etag = header(&get(INDEX).await, ETAG).to_owned();
-    let answer = get_and_head(INDEX, &[(IF_NONE_MATCH.as_str(), "\"a\""), (IF_NONE_MATCH.as_str(), &etag)]).await;
+    let answer = get_and_head(
+        INDEX,
+        &[
+            (IF_NONE_MATCH.as_str(), "\"a\""),
+            (IF_NONE_MATCH.as_str(), &etag),
+        ],
+    )
+    .await;
     assert_eq!(answer.status, StatusCode::NOT_MODIFIED);
 }
 
@@ -200,7 +250,11 @@ async fn a_different_etag_gives_the_full_answer() {
 #[tokio::test]
 async fn the_etag_of_one_skill_does_not_match_another() {
     let etag = header(&get(SKILL).await, ETAG).to_owned();
-    let answer = get_and_head("/.well-known/agent-skills/farewell/SKILL.md", &[("if-none-match", &etag)]).await;
+    let answer = get_and_head(
+        "/.well-known/agent-skills/farewell/SKILL.md",
+        &[("if-none-match", &etag)],
+    )
+    .await;
     assert_eq!(answer.status, StatusCode::OK);
 }
 

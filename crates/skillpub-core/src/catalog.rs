@@ -299,7 +299,8 @@ impl CatalogBuilder {
             };
             fail(label, vec![(None, kind)])
         })?;
-        let block = frontmatter::yaml_block(text).map_err(|kind| fail(label, vec![(None, kind)]))?;
+        let block =
+            frontmatter::yaml_block(text).map_err(|kind| fail(label, vec![(None, kind)]))?;
         let json = match yaml::to_json(block) {
             Ok(Value::Object(map)) => map,
             Ok(other) => {

@@ -125,19 +125,49 @@ mod tests {
     #[test]
     fn parsing_is_exact() {
         let hex = &EMPTY[7..];
-        assert!(matches!(hex.parse::<Digest>(), Err(DigestParseError::MissingPrefix(_))));
-        assert!(matches!(format!("SHA256:{hex}").parse::<Digest>(), Err(DigestParseError::MissingPrefix(_))));
-        assert!(matches!(format!("sha256:{}", &hex[1..]).parse::<Digest>(), Err(DigestParseError::WrongLength { found: 63, .. })));
-        assert!(matches!(format!("{EMPTY}0").parse::<Digest>(), Err(DigestParseError::WrongLength { found: 65, .. })));
-        assert!(matches!(EMPTY.to_uppercase().replace("SHA256", "sha256").parse::<Digest>(), Err(DigestParseError::NotLowercaseHex(_))));
-        assert!(matches!(format!("sha256:{}g", &hex[1..]).parse::<Digest>(), Err(DigestParseError::NotLowercaseHex(_))));
-        assert!(matches!(format!(" {EMPTY}").parse::<Digest>(), Err(DigestParseError::MissingPrefix(_))));
-        assert!(matches!(format!("{EMPTY}\n").parse::<Digest>(), Err(DigestParseError::WrongLength { .. })));
+        assert!(matches!(
+            hex.parse::<Digest>(),
+            Err(DigestParseError::MissingPrefix(_))
+        ));
+        assert!(matches!(
+            format!("SHA256:{hex}").parse::<Digest>(),
+            Err(DigestParseError::MissingPrefix(_))
+        ));
+        assert!(matches!(
+            format!("sha256:{}", &hex[1..]).parse::<Digest>(),
+            Err(DigestParseError::WrongLength { found: 63, .. })
+        ));
+        assert!(matches!(
+            format!("{EMPTY}0").parse::<Digest>(),
+            Err(DigestParseError::WrongLength { found: 65, .. })
+        ));
+        assert!(matches!(
+            EMPTY
+                .to_uppercase()
+                .replace("SHA256", "sha256")
+                .parse::<Digest>(),
+            Err(DigestParseError::NotLowercaseHex(_))
+        ));
+        assert!(matches!(
+            format!("sha256:{}g", &hex[1..]).parse::<Digest>(),
+            Err(DigestParseError::NotLowercaseHex(_))
+        ));
+        assert!(matches!(
+            format!(" {EMPTY}").parse::<Digest>(),
+            Err(DigestParseError::MissingPrefix(_))
+        ));
+        assert!(matches!(
+            format!("{EMPTY}\n").parse::<Digest>(),
+            Err(DigestParseError::WrongLength { .. })
+        ));
     }
 
     #[test]
     fn a_multibyte_digit_is_not_hex() {
         let text = format!("sha256:{}é", "a".repeat(63));
-        assert!(matches!(text.parse::<Digest>(), Err(DigestParseError::NotLowercaseHex(_))));
+        assert!(matches!(
+            text.parse::<Digest>(),
+            Err(DigestParseError::NotLowercaseHex(_))
+        ));
     }
 }

@@ -81,7 +81,9 @@ impl std::error::Error for Error {}
 #[non_exhaustive]
 pub enum ErrorKind {
     /// The `SKILL.md` bytes are not UTF-8.
-    #[error("SKILL.md is not valid UTF-8 (the first bad byte is at offset {valid_up_to}); save it as UTF-8")]
+    #[error(
+        "SKILL.md is not valid UTF-8 (the first bad byte is at offset {valid_up_to}); save it as UTF-8"
+    )]
     NotUtf8 {
         /// How many leading bytes are valid.
         valid_up_to: usize,
@@ -243,7 +245,11 @@ impl Errors {
 impl fmt::Display for Errors {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let count = self.0.len();
-        write!(f, "{count} problem{} in the skills:", if count == 1 { "" } else { "s" })?;
+        write!(
+            f,
+            "{count} problem{} in the skills:",
+            if count == 1 { "" } else { "s" }
+        )?;
         for error in &self.0 {
             write!(f, "\n  {error}")?;
         }

@@ -136,17 +136,53 @@ mod tests {
     block!(plain, "---\nname: a\n---\nbody", "name: a\n");
     block!(crlf_lines, "---\r\nname: a\r\n---\r\nbody", "name: a\r\n");
     block!(byte_order_mark, "\u{feff}---\nname: a\n---\n", "name: a\n");
-    block!(closing_line_at_end_of_file, "---\nname: a\n---", "name: a\n");
+    block!(
+        closing_line_at_end_of_file,
+        "---\nname: a\n---",
+        "name: a\n"
+    );
     block!(empty_block, "---\n---\n", "");
-    block!(dashes_inside_a_value, "---\ndescription: a---b\n---\n", "description: a---b\n");
-    block!(indented_dashes_do_not_close, "---\nd: |\n  ---\n---\n", "d: |\n  ---\n");
-    block!(longer_rule_does_not_close, "---\nd: x\n----\n---\n", "d: x\n----\n");
-    block!(dashes_with_trailing_text_do_not_close, "---\nd: x\n--- # no\n---\n", "d: x\n--- # no\n");
+    block!(
+        dashes_inside_a_value,
+        "---\ndescription: a---b\n---\n",
+        "description: a---b\n"
+    );
+    block!(
+        indented_dashes_do_not_close,
+        "---\nd: |\n  ---\n---\n",
+        "d: |\n  ---\n"
+    );
+    block!(
+        longer_rule_does_not_close,
+        "---\nd: x\n----\n---\n",
+        "d: x\n----\n"
+    );
+    block!(
+        dashes_with_trailing_text_do_not_close,
+        "---\nd: x\n--- # no\n---\n",
+        "d: x\n--- # no\n"
+    );
 
     no_block!(empty_file, "", ErrorKind::FrontmatterMissing);
-    no_block!(no_opening_line, "# Title\n---\n", ErrorKind::FrontmatterMissing);
-    no_block!(leading_blank_line, "\n---\nname: a\n---\n", ErrorKind::FrontmatterMissing);
-    no_block!(four_dashes_open_nothing, "----\nname: a\n---\n", ErrorKind::FrontmatterMissing);
-    no_block!(never_closed, "---\nname: a\n", ErrorKind::FrontmatterUnclosed);
+    no_block!(
+        no_opening_line,
+        "# Title\n---\n",
+        ErrorKind::FrontmatterMissing
+    );
+    no_block!(
+        leading_blank_line,
+        "\n---\nname: a\n---\n",
+        ErrorKind::FrontmatterMissing
+    );
+    no_block!(
+        four_dashes_open_nothing,
+        "----\nname: a\n---\n",
+        ErrorKind::FrontmatterMissing
+    );
+    no_block!(
+        never_closed,
+        "---\nname: a\n",
+        ErrorKind::FrontmatterUnclosed
+    );
     no_block!(only_the_opening_line, "---", ErrorKind::FrontmatterUnclosed);
 }

@@ -94,8 +94,8 @@ pub(crate) fn render(entries: &[Entry<'_>]) -> Vec<u8> {
         schema: SCHEMA_URI,
         skills: entries,
     };
-    let mut json = serde_json::to_vec_pretty(&index)
-        .expect("serializing strings into memory cannot fail");
+    let mut json =
+        serde_json::to_vec_pretty(&index).expect("serializing strings into memory cannot fail");
     json.push(b'\n');
     json
 }

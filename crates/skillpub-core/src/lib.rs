@@ -66,10 +66,13 @@ pub use digest::{DIGEST_PREFIX, Digest, DigestParseError};
 pub use error::{Error, ErrorKind, Errors};
 pub use frontmatter::Frontmatter;
 pub use index::{INDEX_PATH, SCHEMA_URI, TYPE_SKILL_MD, UrlStyle, WELL_KNOWN_PATH, skill_md_path};
-pub use skill::Skill;
 pub use origin::{DEV_PORTS, Origin, OriginError, is_local_host};
+pub use skill::Skill;
 pub use validate::{
     ALLOWED_FIELDS, MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH,
     validate_name,
 };
-pub use yaml::{MAX_DEPTH as MAX_YAML_DEPTH, MAX_NODES as MAX_YAML_NODES, MAX_SCALAR_BYTES as MAX_YAML_SCALAR_BYTES};
+pub use yaml::{
+    MAX_DEPTH as MAX_YAML_DEPTH, MAX_NODES as MAX_YAML_NODES,
+    MAX_SCALAR_BYTES as MAX_YAML_SCALAR_BYTES,
+};

@@ -173,7 +173,9 @@ pub fn is_local_host(host: &str) -> bool {
                 || ip.is_unspecified()
                 || ip.is_unique_local()
                 || ip.is_unicast_link_local()
-                || ip.to_ipv4_mapped().is_some_and(|v4| is_local_host(&v4.to_string()))
+                || ip
+                    .to_ipv4_mapped()
+                    .is_some_and(|v4| is_local_host(&v4.to_string()))
         }
         Err(_) => false,
     }
@@ -203,28 +205,92 @@ mod tests {
     }
 
     accepts!(https_domain, "https://example.com", "https://example.com");
-    accepts!(trailing_slash_dropped, "https://example.com/", "https://example.com");
-    accepts!(uppercase_lowered, "HTTPS://Example.COM", "https://example.com");
-    accepts!(explicit_https_port, "https://example.com:8443", "https://example.com:8443");
+    accepts!(
+        trailing_slash_dropped,
+        "https://example.com/",
+        "https://example.com"
+    );
+    accepts!(
+        uppercase_lowered,
+        "HTTPS://Example.COM",
+        "https://example.com"
+    );
+    accepts!(
+        explicit_https_port,
+        "https://example.com:8443",
+        "https://example.com:8443"
+    );
     accepts!(public_ipv4, "http://93.184.216.34", "http://93.184.216.34");
-    accepts!(public_ipv6, "https://[2606:2800:220:1::1]", "https://[2606:2800:220:1::1]");
+    accepts!(
+        public_ipv6,
+        "https://[2606:2800:220:1::1]",
+        "https://[2606:2800:220:1::1]"
+    );
 
     refuses!(localhost, "http://localhost", OriginError::NotPublic { .. });
-    refuses!(localhost_subdomain, "http://app.localhost", OriginError::NotPublic { .. });
-    refuses!(loopback_v4, "http://127.0.0.1:8443", OriginError::NotPublic { .. });
+    refuses!(
+        localhost_subdomain,
+        "http://app.localhost",
+        OriginError::NotPublic { .. }
+    );
+    refuses!(
+        loopback_v4,
+        "http://127.0.0.1:8443",
+        OriginError::NotPublic { .. }
+    );
     refuses!(loopback_v6, "http://[::1]", OriginError::NotPublic { .. });
     refuses!(unspecified, "http://0.0.0.0", OriginError::NotPublic { .. });
-    refuses!(private_range, "https://10.1.2.3", OriginError::NotPublic { .. });
-    refuses!(link_local, "https://169.254.1.1", OriginError::NotPublic { .. });
-    refuses!(vite_port, "https://example.com:5173", OriginError::DevPort { port: 5173, .. });
-    refuses!(node_port, "https://example.com:3000", OriginError::DevPort { port: 3000, .. });
+    refuses!(
+        private_range,
+        "https://10.1.2.3",
+        OriginError::NotPublic { .. }
+    );
+    refuses!(
+        link_local,
+        "https://169.254.1.1",
+        OriginError::NotPublic { .. }
+    );
+    refuses!(
+        vite_port,
+        "https://example.com:5173",
+        OriginError::DevPort { port: 5173, .. }
+    );
+    refuses!(
+        node_port,
+        "https://example.com:3000",
+        OriginError::DevPort { port: 3000, .. }
+    );
     refuses!(no_scheme, "example.com", OriginError::Malformed(_));
     refuses!(ftp_scheme, "ftp://example.com", OriginError::Malformed(_));
-    refuses!(with_path, "https://example.com/skills", OriginError::Malformed(_));
-    refuses!(with_query, "https://example.com?x", OriginError::Malformed(_));
-    refuses!(with_user, "https://me@example.com", OriginError::Malformed(_));
+    refuses!(
+        with_path,
+        "https://example.com/skills",
+        OriginError::Malformed(_)
+    );
+    refuses!(
+        with_query,
+        "https://example.com?x",
+        OriginError::Malformed(_)
+    );
+    refuses!(
+        with_user,
+        "https://me@example.com",
+        OriginError::Malformed(_)
+    );
     refuses!(empty_host, "https://", OriginError::Malformed(_));
-    refuses!(bad_port, "https://example.com:http", OriginError::Malformed(_));
-    refuses!(port_out_of_range, "https://example.com:70000", OriginError::Malformed(_));
-    refuses!(space_in_host, "https://exa mple.com", OriginError::Malformed(_));
+    refuses!(
+        bad_port,
+        "https://example.com:http",
+        OriginError::Malformed(_)
+    );
+    refuses!(
+        port_out_of_range,
+        "https://example.com:70000",
+        OriginError::Malformed(_)
+    );
+    refuses!(
+        space_in_host,
+        "https://exa mple.com",
+        OriginError::Malformed(_)
+    );
 }

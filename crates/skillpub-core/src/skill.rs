@@ -132,7 +132,10 @@ mod tests {
 
     #[test]
     fn folder_name_is_the_last_component() {
-        assert_eq!(Skill::from_static_in("a/b/pdf", "").folder_name(), Some("pdf"));
+        assert_eq!(
+            Skill::from_static_in("a/b/pdf", "").folder_name(),
+            Some("pdf")
+        );
         assert_eq!(Skill::from_static_in("pdf/", "").folder_name(), Some("pdf"));
         assert_eq!(Skill::from_static_in("pdf", "").folder_name(), Some("pdf"));
         assert_eq!(Skill::from_static("").folder_name(), None);
@@ -140,7 +143,10 @@ mod tests {
 
     #[test]
     fn file_label_names_the_skill_md() {
-        assert_eq!(Skill::from_static_in("skills/pdf/", "").file_label(), "skills/pdf/SKILL.md");
+        assert_eq!(
+            Skill::from_static_in("skills/pdf/", "").file_label(),
+            "skills/pdf/SKILL.md"
+        );
         assert_eq!(Skill::from_static("").file_label(), "SKILL.md");
     }
 }

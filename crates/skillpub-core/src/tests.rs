@@ -2,7 +2,7 @@
 //! problems expected as (field, kind) pairs. Cases follow skills-ref's test catalogue where it
 //! agrees with the discovery draft, and say so where skillpub is stricter.
 
-use crate::{Catalog, CatalogBuilder, Errors, ErrorKind, Skill};
+use crate::{Catalog, CatalogBuilder, ErrorKind, Errors, Skill};
 
 fn skill_md(frontmatter: &str) -> String {
     format!("---\n{frontmatter}\n---\n# Instructions\n")
@@ -52,61 +52,370 @@ const NAME: Option<&str> = Some("name");
 const DESCRIPTION: Option<&str> = Some("description");
 const COMPATIBILITY: Option<&str> = Some("compatibility");
 
-valid!(valid_skill, Some("my-skill"), "name: my-skill\ndescription: A test skill");
-valid!(without_a_folder_any_valid_name_is_accepted, None, "name: anything\ndescription: d");
-valid!(valid_with_all_fields, Some("my-skill"), "name: my-skill\ndescription: d\nlicense: MIT\ncompatibility: Requires Python 3.11+\nallowed-tools: Bash(jq:*) Bash(git:*)\nmetadata:\n  author: Test\n  version: \"1.0\"");
-valid!(name_of_64_characters, None, &format!("name: {}\ndescription: d", "a".repeat(64)));
-valid!(description_of_1024_characters, None, &format!("name: a\ndescription: {}", "x".repeat(1024)));
-valid!(description_of_1024_multibyte_characters, None, &format!("name: a\ndescription: {}", "é".repeat(1024)));
-valid!(compatibility_of_500_characters, None, &format!("name: a\ndescription: d\ncompatibility: {}", "x".repeat(500)));
+valid!(
+    valid_skill,
+    Some("my-skill"),
+    "name: my-skill\ndescription: A test skill"
+);
+valid!(
+    without_a_folder_any_valid_name_is_accepted,
+    None,
+    "name: anything\ndescription: d"
+);
+valid!(
+    valid_with_all_fields,
+    Some("my-skill"),
+    "name: my-skill\ndescription: d\nlicense: MIT\ncompatibility: Requires Python 3.11+\nallowed-tools: Bash(jq:*) Bash(git:*)\nmetadata:\n  author: Test\n  version: \"1.0\""
+);
+valid!(
+    name_of_64_characters,
+    None,
+    &format!("name: {}\ndescription: d", "a".repeat(64))
+);
+valid!(
+    description_of_1024_characters,
+    None,
+    &format!("name: a\ndescription: {}", "x".repeat(1024))
+);
+valid!(
+    description_of_1024_multibyte_characters,
+    None,
+    &format!("name: a\ndescription: {}", "é".repeat(1024))
+);
+valid!(
+    compatibility_of_500_characters,
+    None,
+    &format!(
+        "name: a\ndescription: d\ncompatibility: {}",
+        "x".repeat(500)
+    )
+);
 valid!(digits_in_names, None, "name: 007\ndescription: d");
-valid!(yes_as_a_name_stays_text, Some("yes"), "name: yes\ndescription: d");
-valid!(folded_description, None, "name: a\ndescription: >\n  Folded\n  text.");
-valid!(literal_description, None, "name: a\ndescription: |-\n  Literal\n  text.");
-valid!(quoted_description_with_colon, None, "name: a\ndescription: \"Use when: always\"");
-valid!(folder_with_trailing_slash, Some("skills/a/"), "name: a\ndescription: d");
+valid!(
+    yes_as_a_name_stays_text,
+    Some("yes"),
+    "name: yes\ndescription: d"
+);
+valid!(
+    folded_description,
+    None,
+    "name: a\ndescription: >\n  Folded\n  text."
+);
+valid!(
+    literal_description,
+    None,
+    "name: a\ndescription: |-\n  Literal\n  text."
+);
+valid!(
+    quoted_description_with_colon,
+    None,
+    "name: a\ndescription: \"Use when: always\""
+);
+valid!(
+    folder_with_trailing_slash,
+    Some("skills/a/"),
+    "name: a\ndescription: d"
+);
 
-invalid!(uppercase_name, Some("MySkill"), "name: MySkill\ndescription: d", [(NAME, ErrorKind::NameUppercase { .. })]);
-invalid!(name_too_long, None, &format!("name: {}\ndescription: d", "a".repeat(65)), [(NAME, ErrorKind::NameTooLong { length: 65, .. })]);
-invalid!(name_leading_hyphen, Some("-my-skill"), "name: -my-skill\ndescription: d", [(NAME, ErrorKind::NameHyphenAtEdge { .. })]);
-invalid!(name_trailing_hyphen, None, "name: my-skill-\ndescription: d", [(NAME, ErrorKind::NameHyphenAtEdge { .. })]);
-invalid!(name_consecutive_hyphens, Some("my--skill"), "name: my--skill\ndescription: d", [(NAME, ErrorKind::NameConsecutiveHyphens { .. })]);
-invalid!(name_underscore, Some("my_skill"), "name: my_skill\ndescription: d", [(NAME, ErrorKind::NameInvalidCharacters { .. })]);
-invalid!(name_with_space, None, "name: my skill\ndescription: d", [(NAME, ErrorKind::NameInvalidCharacters { .. })]);
-invalid!(name_directory_mismatch, Some("wrong-name"), "name: correct-name\ndescription: d", [(NAME, ErrorKind::NameFolderMismatch { .. })]);
+invalid!(
+    uppercase_name,
+    Some("MySkill"),
+    "name: MySkill\ndescription: d",
+    [(NAME, ErrorKind::NameUppercase { .. })]
+);
+invalid!(
+    name_too_long,
+    None,
+    &format!("name: {}\ndescription: d", "a".repeat(65)),
+    [(NAME, ErrorKind::NameTooLong { length: 65, .. })]
+);
+invalid!(
+    name_leading_hyphen,
+    Some("-my-skill"),
+    "name: -my-skill\ndescription: d",
+    [(NAME, ErrorKind::NameHyphenAtEdge { .. })]
+);
+invalid!(
+    name_trailing_hyphen,
+    None,
+    "name: my-skill-\ndescription: d",
+    [(NAME, ErrorKind::NameHyphenAtEdge { .. })]
+);
+invalid!(
+    name_consecutive_hyphens,
+    Some("my--skill"),
+    "name: my--skill\ndescription: d",
+    [(NAME, ErrorKind::NameConsecutiveHyphens { .. })]
+);
+invalid!(
+    name_underscore,
+    Some("my_skill"),
+    "name: my_skill\ndescription: d",
+    [(NAME, ErrorKind::NameInvalidCharacters { .. })]
+);
+invalid!(
+    name_with_space,
+    None,
+    "name: my skill\ndescription: d",
+    [(NAME, ErrorKind::NameInvalidCharacters { .. })]
+);
+invalid!(
+    name_directory_mismatch,
+    Some("wrong-name"),
+    "name: correct-name\ndescription: d",
+    [(NAME, ErrorKind::NameFolderMismatch { .. })]
+);
 // skills-ref accepts the next four (Unicode names); the discovery draft is ASCII only.
-invalid!(chinese_name_is_refused, Some("技能"), "name: 技能\ndescription: d", [(NAME, ErrorKind::NameInvalidCharacters { .. })]);
-invalid!(russian_name_is_refused, Some("мой-навык"), "name: мой-навык\ndescription: d", [(NAME, ErrorKind::NameInvalidCharacters { .. })]);
-invalid!(russian_uppercase_is_refused, Some("НАВЫК"), "name: НАВЫК\ndescription: d", [(NAME, ErrorKind::NameInvalidCharacters { .. })]);
-invalid!(decomposed_accent_is_refused, Some("café"), "name: cafe\u{301}\ndescription: d", [(NAME, ErrorKind::NameInvalidCharacters { .. }), (NAME, ErrorKind::NameFolderMismatch { .. })]);
-invalid!(empty_name, None, "name:\ndescription: d", [(NAME, ErrorKind::NameEmpty)]);
-invalid!(empty_quoted_name, None, "name: \"\"\ndescription: d", [(NAME, ErrorKind::NameEmpty)]);
-invalid!(list_as_name, None, "name:\n  - a\ndescription: d", [(NAME, ErrorKind::WrongType { found: "a list", .. })]);
-invalid!(number_as_name, None, "name: 12\ndescription: d", [(NAME, ErrorKind::WrongType { found: "a number", .. })]);
-invalid!(missing_name, None, "description: d", [(NAME, ErrorKind::MissingField { field: "name" })]);
-invalid!(missing_description, None, "name: a", [(DESCRIPTION, ErrorKind::MissingField { field: "description" })]);
-invalid!(empty_description, None, "name: a\ndescription:", [(DESCRIPTION, ErrorKind::WrongType { found: "empty", .. })]);
-invalid!(blank_description, None, "name: a\ndescription: \"   \"", [(DESCRIPTION, ErrorKind::TextEmpty { .. })]);
-invalid!(description_too_long, None, &format!("name: a\ndescription: {}", "x".repeat(1025)), [(DESCRIPTION, ErrorKind::TextTooLong { length: 1025, limit: 1024 })]);
-invalid!(boolean_description, None, "name: a\ndescription: true", [(DESCRIPTION, ErrorKind::WrongType { found: "a boolean", .. })]);
-invalid!(compatibility_too_long, None, &format!("name: a\ndescription: d\ncompatibility: {}", "x".repeat(501)), [(COMPATIBILITY, ErrorKind::TextTooLong { length: 501, limit: 500 })]);
+invalid!(
+    chinese_name_is_refused,
+    Some("技能"),
+    "name: 技能\ndescription: d",
+    [(NAME, ErrorKind::NameInvalidCharacters { .. })]
+);
+invalid!(
+    russian_name_is_refused,
+    Some("мой-навык"),
+    "name: мой-навык\ndescription: d",
+    [(NAME, ErrorKind::NameInvalidCharacters { .. })]
+);
+invalid!(
+    russian_uppercase_is_refused,
+    Some("НАВЫК"),
+    "name: НАВЫК\ndescription: d",
+    [(NAME, ErrorKind::NameInvalidCharacters { .. })]
+);
+invalid!(
+    decomposed_accent_is_refused,
+    Some("café"),
+    "name: cafe\u{301}\ndescription: d",
+    [
+        (NAME, ErrorKind::NameInvalidCharacters { .. }),
+        (NAME, ErrorKind::NameFolderMismatch { .. })
+    ]
+);
+invalid!(
+    empty_name,
+    None,
+    "name:\ndescription: d",
+    [(NAME, ErrorKind::NameEmpty)]
+);
+invalid!(
+    empty_quoted_name,
+    None,
+    "name: \"\"\ndescription: d",
+    [(NAME, ErrorKind::NameEmpty)]
+);
+invalid!(
+    list_as_name,
+    None,
+    "name:\n  - a\ndescription: d",
+    [(
+        NAME,
+        ErrorKind::WrongType {
+            found: "a list",
+            ..
+        }
+    )]
+);
+invalid!(
+    number_as_name,
+    None,
+    "name: 12\ndescription: d",
+    [(
+        NAME,
+        ErrorKind::WrongType {
+            found: "a number",
+            ..
+        }
+    )]
+);
+invalid!(
+    missing_name,
+    None,
+    "description: d",
+    [(NAME, ErrorKind::MissingField { field: "name" })]
+);
+invalid!(
+    missing_description,
+    None,
+    "name: a",
+    [(
+        DESCRIPTION,
+        ErrorKind::MissingField {
+            field: "description"
+        }
+    )]
+);
+invalid!(
+    empty_description,
+    None,
+    "name: a\ndescription:",
+    [(DESCRIPTION, ErrorKind::WrongType { found: "empty", .. })]
+);
+invalid!(
+    blank_description,
+    None,
+    "name: a\ndescription: \"   \"",
+    [(DESCRIPTION, ErrorKind::TextEmpty { .. })]
+);
+invalid!(
+    description_too_long,
+    None,
+    &format!("name: a\ndescription: {}", "x".repeat(1025)),
+    [(
+        DESCRIPTION,
+        ErrorKind::TextTooLong {
+            length: 1025,
+            limit: 1024
+        }
+    )]
+);
+invalid!(
+    boolean_description,
+    None,
+    "name: a\ndescription: true",
+    [(
+        DESCRIPTION,
+        ErrorKind::WrongType {
+            found: "a boolean",
+            ..
+        }
+    )]
+);
+invalid!(
+    compatibility_too_long,
+    None,
+    &format!(
+        "name: a\ndescription: d\ncompatibility: {}",
+        "x".repeat(501)
+    ),
+    [(
+        COMPATIBILITY,
+        ErrorKind::TextTooLong {
+            length: 501,
+            limit: 500
+        }
+    )]
+);
 // skills-ref accepts an empty compatibility; the specification says 1 to 500 characters.
-invalid!(empty_compatibility, None, "name: a\ndescription: d\ncompatibility: \"\"", [(COMPATIBILITY, ErrorKind::TextEmpty { .. })]);
-invalid!(list_as_compatibility, None, "name: a\ndescription: d\ncompatibility: [a]", [(COMPATIBILITY, ErrorKind::WrongType { found: "a list", .. })]);
-invalid!(list_as_license, None, "name: a\ndescription: d\nlicense: [MIT]", [(Some("license"), ErrorKind::WrongType { found: "a list", .. })]);
-invalid!(list_as_allowed_tools, None, "name: a\ndescription: d\nallowed-tools:\n  - Read", [(Some("allowed-tools"), ErrorKind::WrongType { found: "a list", .. })]);
-invalid!(scalar_metadata, None, "name: a\ndescription: d\nmetadata: hello", [(Some("metadata"), ErrorKind::WrongType { found: "a string", .. })]);
-invalid!(number_in_metadata, None, "name: a\ndescription: d\nmetadata:\n  version: 1.0", [(Some("metadata.version"), ErrorKind::WrongType { found: "a number", .. })]);
-invalid!(map_in_metadata, None, "name: a\ndescription: d\nmetadata:\n  nested:\n    b: c", [(Some("metadata.nested"), ErrorKind::WrongType { found: "a mapping", .. })]);
-invalid!(unexpected_fields, None, "name: a\ndescription: d\nunknown_field: x\nfoo: y", [(Some("unknown_field"), ErrorKind::UnknownField), (Some("foo"), ErrorKind::UnknownField)]);
-invalid!(duplicate_key, None, "name: a\nname: b\ndescription: d", [(None, ErrorKind::Yaml { .. })]);
-invalid!(unquoted_colon, None, "name: a\ndescription: Use this: now", [(None, ErrorKind::Yaml { .. })]);
-invalid!(list_frontmatter, None, "- a\n- b", [(None, ErrorKind::NotAMapping { found: "a list" })]);
-invalid!(empty_frontmatter, None, "", [(None, ErrorKind::NotAMapping { found: "empty" })]);
+invalid!(
+    empty_compatibility,
+    None,
+    "name: a\ndescription: d\ncompatibility: \"\"",
+    [(COMPATIBILITY, ErrorKind::TextEmpty { .. })]
+);
+invalid!(
+    list_as_compatibility,
+    None,
+    "name: a\ndescription: d\ncompatibility: [a]",
+    [(
+        COMPATIBILITY,
+        ErrorKind::WrongType {
+            found: "a list",
+            ..
+        }
+    )]
+);
+invalid!(
+    list_as_license,
+    None,
+    "name: a\ndescription: d\nlicense: [MIT]",
+    [(
+        Some("license"),
+        ErrorKind::WrongType {
+            found: "a list",
+            ..
+        }
+    )]
+);
+invalid!(
+    list_as_allowed_tools,
+    None,
+    "name: a\ndescription: d\nallowed-tools:\n  - Read",
+    [(
+        Some("allowed-tools"),
+        ErrorKind::WrongType {
+            found: "a list",
+            ..
+        }
+    )]
+);
+invalid!(
+    scalar_metadata,
+    None,
+    "name: a\ndescription: d\nmetadata: hello",
+    [(
+        Some("metadata"),
+        ErrorKind::WrongType {
+            found: "a string",
+            ..
+        }
+    )]
+);
+invalid!(
+    number_in_metadata,
+    None,
+    "name: a\ndescription: d\nmetadata:\n  version: 1.0",
+    [(
+        Some("metadata.version"),
+        ErrorKind::WrongType {
+            found: "a number",
+            ..
+        }
+    )]
+);
+invalid!(
+    map_in_metadata,
+    None,
+    "name: a\ndescription: d\nmetadata:\n  nested:\n    b: c",
+    [(
+        Some("metadata.nested"),
+        ErrorKind::WrongType {
+            found: "a mapping",
+            ..
+        }
+    )]
+);
+invalid!(
+    unexpected_fields,
+    None,
+    "name: a\ndescription: d\nunknown_field: x\nfoo: y",
+    [
+        (Some("unknown_field"), ErrorKind::UnknownField),
+        (Some("foo"), ErrorKind::UnknownField)
+    ]
+);
+invalid!(
+    duplicate_key,
+    None,
+    "name: a\nname: b\ndescription: d",
+    [(None, ErrorKind::Yaml { .. })]
+);
+invalid!(
+    unquoted_colon,
+    None,
+    "name: a\ndescription: Use this: now",
+    [(None, ErrorKind::Yaml { .. })]
+);
+invalid!(
+    list_frontmatter,
+    None,
+    "- a\n- b",
+    [(None, ErrorKind::NotAMapping { found: "a list" })]
+);
+invalid!(
+    empty_frontmatter,
+    None,
+    "",
+    [(None, ErrorKind::NotAMapping { found: "empty" })]
+);
 invalid!(
     every_problem_at_once,
     Some("Bad_Name"),
-    &format!("name: Bad_Name--\ndescription: d\nfoo: x\nbar: y\ncompatibility: {}", "x".repeat(501)),
+    &format!(
+        "name: Bad_Name--\ndescription: d\nfoo: x\nbar: y\ncompatibility: {}",
+        "x".repeat(501)
+    ),
     [
         (Some("foo"), ErrorKind::UnknownField),
         (Some("bar"), ErrorKind::UnknownField),
@@ -122,7 +431,9 @@ invalid!(
 #[test]
 fn unknown_fields_can_be_allowed_and_are_kept() {
     let catalog = CatalogBuilder::new()
-        .skill(Skill::from_static("---\nname: a\ndescription: d\nx-team: search\n---\n"))
+        .skill(Skill::from_static(
+            "---\nname: a\ndescription: d\nx-team: search\n---\n",
+        ))
         .allow_unknown_fields(true)
         .build()
         .unwrap();
@@ -134,7 +445,10 @@ fn unknown_fields_can_be_allowed_and_are_kept() {
 fn byte_order_mark_and_crlf_are_accepted_and_served_unchanged() {
     let text = "\u{feff}---\r\nname: a\r\ndescription: d\r\n---\r\nbody\r\n";
     let catalog = Catalog::new([Skill::from_static(text)]).unwrap();
-    assert_eq!(catalog.get("a").unwrap().skill_md().bytes().as_ref(), text.as_bytes());
+    assert_eq!(
+        catalog.get("a").unwrap().skill_md().bytes().as_ref(),
+        text.as_bytes()
+    );
 }
 
 #[test]
@@ -146,20 +460,37 @@ fn every_skill_is_reported_not_just_the_first() {
     ])
     .unwrap_err();
     let files: Vec<&str> = errors.as_slice().iter().map(|e| e.file()).collect();
-    assert_eq!(files, ["one/SKILL.md", "one/SKILL.md", "two/SKILL.md", "three/SKILL.md"]);
+    assert_eq!(
+        files,
+        [
+            "one/SKILL.md",
+            "one/SKILL.md",
+            "two/SKILL.md",
+            "three/SKILL.md"
+        ]
+    );
 }
 
 #[test]
 fn duplicate_names_are_an_error() {
     let text = "---\nname: a\ndescription: d\n---\n";
     let errors = Catalog::new([Skill::from_static(text), Skill::from_static(text)]).unwrap_err();
-    assert!(matches!(errors.as_slice(), [e] if matches!(e.kind(), ErrorKind::DuplicateName { name } if name == "a")));
+    assert!(
+        matches!(errors.as_slice(), [e] if matches!(e.kind(), ErrorKind::DuplicateName { name } if name == "a"))
+    );
 }
 
 #[test]
 fn bytes_that_are_not_utf8_are_reported_with_the_offset() {
-    let errors = Catalog::new([Skill::new(Some("bad".into()), b"---\nname: \xff\n".to_vec())]).unwrap_err();
-    assert!(matches!(errors.as_slice()[0].kind(), ErrorKind::NotUtf8 { valid_up_to: 10 }));
+    let errors = Catalog::new([Skill::new(
+        Some("bad".into()),
+        b"---\nname: \xff\n".to_vec(),
+    )])
+    .unwrap_err();
+    assert!(matches!(
+        errors.as_slice()[0].kind(),
+        ErrorKind::NotUtf8 { valid_up_to: 10 }
+    ));
 }
 
 #[test]
@@ -171,14 +502,21 @@ fn messages_name_the_file_the_skill_and_the_field_and_say_how_to_fix() {
         "skills/pdf/SKILL.md: skill `PDF`: field `name`: `PDF` has uppercase letters; names are lowercase, such as `pdf`"
     );
     let summary = errors.to_string();
-    assert!(summary.starts_with("2 problems in the skills:\n  skills/pdf/SKILL.md"), "{summary}");
+    assert!(
+        summary.starts_with("2 problems in the skills:\n  skills/pdf/SKILL.md"),
+        "{summary}"
+    );
 }
 
 #[test]
 fn a_skill_without_frontmatter_is_named_by_its_folder() {
     let errors = build(Some("skills/notes"), "# Notes".to_owned()).unwrap_err();
     assert_eq!(errors.as_slice()[0].skill(), "notes");
-    assert!(errors.as_slice()[0].to_string().contains("must start with a line `---`"));
+    assert!(
+        errors.as_slice()[0]
+            .to_string()
+            .contains("must start with a line `---`")
+    );
 }
 
 #[test]

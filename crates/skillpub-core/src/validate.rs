@@ -107,7 +107,10 @@ pub(crate) fn frontmatter(
 ) -> Result<Frontmatter, Vec<Problem>> {
     let mut problems = Vec::new();
     if !rules.allow_unknown_fields {
-        for key in json.keys().filter(|key| !ALLOWED_FIELDS.contains(&key.as_str())) {
+        for key in json
+            .keys()
+            .filter(|key| !ALLOWED_FIELDS.contains(&key.as_str()))
+        {
             problems.push((Some(key.clone()), ErrorKind::UnknownField));
         }
     }
@@ -216,7 +219,10 @@ fn check_metadata(metadata: Option<&Value>, report: &mut impl FnMut(&str, ErrorK
         Some(Value::Object(map)) => {
             for (key, value) in map {
                 if !value.is_string() {
-                    report(&format!("metadata.{key}"), wrong_type("a string", value, STRING_HINT));
+                    report(
+                        &format!("metadata.{key}"),
+                        wrong_type("a string", value, STRING_HINT),
+                    );
                 }
             }
         }

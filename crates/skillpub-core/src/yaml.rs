@@ -112,7 +112,10 @@ mod tests {
 
     #[test]
     fn blank_input_is_null() {
-        assert_eq!(to_json("  \n# only a comment\n").unwrap_or(Value::Null), Value::Null);
+        assert_eq!(
+            to_json("  \n# only a comment\n").unwrap_or(Value::Null),
+            Value::Null
+        );
         assert_eq!(to_json("").unwrap(), Value::Null);
     }
 }
