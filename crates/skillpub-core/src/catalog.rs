@@ -67,6 +67,8 @@ pub struct PublishedSkill {
     skill_md: Artifact,
     url: String,
     path: String,
+    /// How errors refer to the `SKILL.md` this came from.
+    file: String,
 }
 
 impl PublishedSkill {
@@ -259,7 +261,7 @@ impl CatalogBuilder {
                 let name = pair[1].name();
                 errors.push(Error::new(
                     name,
-                    name,
+                    &pair[1].file,
                     Some("name"),
                     ErrorKind::DuplicateName {
                         name: name.to_owned(),
@@ -322,6 +324,7 @@ impl CatalogBuilder {
             skill_md: Artifact::new(skill.skill_md().clone()),
             url,
             path,
+            file,
         })
     }
 }

@@ -276,3 +276,140 @@ impl<'a> IntoIterator for &'a Errors {
         self.0.iter()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    macro_rules! says {
+        ($name:ident, $kind:expr, $message:expr) => {
+            #[test]
+            fn $name() {
+                assert_eq!($kind.to_string(), $message);
+            }
+        };
+    }
+
+    says!(
+        not_utf8,
+        ErrorKind::NotUtf8 { valid_up_to: 7 },
+        "SKILL.md is not valid UTF-8 (the first bad byte is at offset 7); save it as UTF-8"
+    );
+    says!(
+        frontmatter_missing,
+        ErrorKind::FrontmatterMissing,
+        "SKILL.md must start with a line `---` that opens the YAML frontmatter; add `---`, the `name` and `description` fields, and a closing `---` before the instructions"
+    );
+    says!(
+        frontmatter_unclosed,
+        ErrorKind::FrontmatterUnclosed,
+        "the frontmatter opened by `---` on the first line is never closed; add a line that is exactly `---` after the last field"
+    );
+    says!(
+        yaml,
+        ErrorKind::Yaml {
+            message: "bad".into()
+        },
+        "the frontmatter is not valid YAML: bad; quote values that contain `: ` or `#`, and do not use anchors, tags or duplicate keys"
+    );
+    says!(
+        not_a_mapping,
+        ErrorKind::NotAMapping { found: "a list" },
+        "the frontmatter must be a YAML mapping such as `name: my-skill`, but it is a list"
+    );
+    says!(
+        missing_field,
+        ErrorKind::MissingField {
+            field: "description"
+        },
+        "required field is missing; add `description: ...` to the frontmatter"
+    );
+    says!(
+        wrong_type,
+        ErrorKind::WrongType {
+            expected: "a string",
+            found: "a number",
+            hint: "quote it"
+        },
+        "must be a string, but it is a number; quote it"
+    );
+    says!(
+        unknown_field,
+        ErrorKind::UnknownField,
+        "is not an Agent Skills field (allowed: name, description, license, compatibility, metadata, allowed-tools); move it under `metadata` or remove it"
+    );
+    says!(
+        name_empty,
+        ErrorKind::NameEmpty,
+        "must not be empty; use the skill's folder name, such as `pdf-processing`"
+    );
+    says!(
+        name_too_long,
+        ErrorKind::NameTooLong {
+            name: "a".repeat(65),
+            length: 65
+        },
+        format!(
+            "`{}` is 65 characters long, over the limit of 64; shorten it",
+            "a".repeat(65)
+        )
+    );
+    says!(
+        name_uppercase,
+        ErrorKind::NameUppercase {
+            name: "PDF".into(),
+            lowercase: "pdf".into()
+        },
+        "`PDF` has uppercase letters; names are lowercase, such as `pdf`"
+    );
+    says!(
+        name_invalid_characters,
+        ErrorKind::NameInvalidCharacters {
+            name: "my_skill".into(),
+            characters: "'_'".into()
+        },
+        "`my_skill` contains '_'; names use only ASCII `a-z`, `0-9` and `-` (the discovery draft refuses non-ASCII letters)"
+    );
+    says!(
+        name_hyphen_at_edge,
+        ErrorKind::NameHyphenAtEdge {
+            name: "-pdf".into()
+        },
+        "`-pdf` starts or ends with a hyphen; remove it"
+    );
+    says!(
+        name_consecutive_hyphens,
+        ErrorKind::NameConsecutiveHyphens {
+            name: "pdf--x".into()
+        },
+        "`pdf--x` contains consecutive hyphens; use single hyphens between words"
+    );
+    says!(
+        name_folder_mismatch,
+        ErrorKind::NameFolderMismatch {
+            name: "a".into(),
+            folder: "b".into()
+        },
+        "`a` must match the skill's folder name `b`; rename one so they agree"
+    );
+    says!(
+        text_empty,
+        ErrorKind::TextEmpty {
+            what: "what the skill does"
+        },
+        "must not be empty; write what the skill does"
+    );
+    says!(
+        text_too_long,
+        ErrorKind::TextTooLong {
+            length: 1025,
+            limit: 1024
+        },
+        "is 1025 characters long, over the limit of 1024; shorten it"
+    );
+    says!(
+        duplicate_name,
+        ErrorKind::DuplicateName { name: "a".into() },
+        "another skill in this catalog is also named `a`; skill names must be unique"
+    );
+}
