@@ -11,11 +11,8 @@ use http::header::{
 use http::{HeaderMap, HeaderValue, StatusCode};
 use skillpub_core::Digest;
 
-/// `Content-Type` of the index and of error bodies.
-pub const JSON: HeaderValue = HeaderValue::from_static("application/json");
-
-/// `Content-Type` of every `SKILL.md` (the draft allows `text/markdown` or `text/plain`).
-pub const MARKDOWN: HeaderValue = HeaderValue::from_static("text/markdown; charset=utf-8");
+/// `Content-Type` of error bodies.
+const JSON: HeaderValue = HeaderValue::from_static(skillpub_core::JSON);
 
 /// Default `Cache-Control` of `200` and `304` answers.
 ///

@@ -26,6 +26,8 @@
 //! |---|---|---|
 //! | `GET`/`HEAD` `index.json` | 200 | `Content-Type: application/json`, `Content-Length`, `ETag` |
 //! | `GET`/`HEAD` `{name}/SKILL.md` | 200 | `Content-Type: text/markdown; charset=utf-8`, `Content-Length`, `ETag` |
+//! | `GET`/`HEAD` `{name}/{path}` (supporting files) | 200 | `Content-Type` by extension ([`skillpub_core::media_type`]), `Content-Length`, `ETag` |
+//! | `GET`/`HEAD` `{name}.tar.gz`, `{name}.zip` | 200 | `Content-Type: application/gzip` or `application/zip`, `Content-Length`, `ETag` |
 //! | `If-None-Match` matches | 304 | `ETag` (no body, no `Content-Length`) |
 //! | `OPTIONS` | 204 | `Allow`, `Access-Control-Allow-Methods: GET, HEAD, OPTIONS`, `Access-Control-Allow-Headers: If-None-Match`, `Access-Control-Max-Age` |
 //! | unknown path (also wrong case, trailing slash, `..`, `%2e%2e`) | 404 | small JSON body |
@@ -41,7 +43,7 @@ mod router;
 
 pub use headers::{
     ALLOWED_METHODS, DEFAULT_CACHE_CONTROL, DEFAULT_CORS_MAX_AGE, DEFAULT_ERROR_CACHE_CONTROL,
-    JSON, MARKDOWN, Rejection,
+    Rejection,
 };
 pub use router::{RouterBuilder, router};
 

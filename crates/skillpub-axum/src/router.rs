@@ -12,9 +12,9 @@ use axum::body::Body;
 use bytes::Bytes;
 use http::{HeaderValue, Method, Request, Response};
 use http_body::Frame;
-use skillpub_core::{Catalog, INDEX_PATH, WELL_KNOWN_PATH};
+use skillpub_core::{Catalog, WELL_KNOWN_PATH};
 
-use crate::headers::{self, Policy, Prepared, Rejection, Resource};
+use crate::headers::{Policy, Prepared, Rejection, Resource};
 
 /// A `Router` that serves a catalog at `/.well-known/agent-skills/`, with the default policy.
 ///
@@ -136,23 +136,15 @@ struct Routes {
 
 impl Routes {
     fn new(catalog: &Catalog, policy: &Policy) -> Self {
-        let index = catalog.index();
-        let mut resources = HashMap::with_capacity(catalog.skills().len() + 1);
-        resources.insert(
-            INDEX_PATH.to_owned(),
-            policy.resource(headers::JSON, index.bytes().clone(), index.digest()),
-        );
-        for skill in catalog.skills() {
-            let artifact = skill.skill_md();
-            resources.insert(
-                skill.skill_md_path().to_owned(),
-                policy.resource(
-                    headers::MARKDOWN,
-                    artifact.bytes().clone(),
-                    artifact.digest(),
-                ),
-            );
-        }
+        let resources = catalog
+            .artifacts()
+            .map(|artifact| {
+                let content_type = HeaderValue::from_static(artifact.media_type());
+                let bytes = artifact.bytes().clone();
+                let resource = policy.resource(content_type, bytes, artifact.digest());
+                (artifact.path().to_owned(), resource)
+            })
+            .collect();
         Self {
             resources,
             not_found: policy.error(Rejection::NotFound),

@@ -1,38 +1,65 @@
-//! The catalog: every skill validated, hashed and indexed once, then shared read-only.
+//! The catalog: every skill validated, hashed, archived and indexed once, then shared read-only.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use bytes::Bytes;
 use serde_json::Value;
 
+use crate::archive;
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind, Errors};
+use crate::file::{MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, SKILL_MD, validate_file_path};
 use crate::frontmatter::{self, Frontmatter};
-use crate::index::{self, TYPE_SKILL_MD, UrlStyle};
+use crate::index::{
+    self, ArchiveFormat, INDEX_PATH, TYPE_ARCHIVE, TYPE_SKILL_MD, UrlStyle, WELL_KNOWN_PATH,
+};
+use crate::media;
 use crate::skill::Skill;
 use crate::validate::{self, Rules};
 use crate::yaml;
 
-/// Bytes that are served as they are, with the digest of exactly those bytes.
+/// Bytes served at one path, with their media type and the digest of exactly those bytes.
 ///
 /// # Example
 ///
 /// ```
 /// let catalog = skillpub_core::Catalog::new(Vec::<skillpub_core::Skill>::new())?;
 /// let index = catalog.index();
+/// assert_eq!(index.path(), "/.well-known/agent-skills/index.json");
+/// assert_eq!(index.media_type(), "application/json");
 /// assert_eq!(index.digest(), skillpub_core::Digest::of(index.bytes()));
 /// # Ok::<(), skillpub_core::Errors>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Artifact {
+    path: String,
+    media_type: &'static str,
     bytes: Bytes,
     digest: Digest,
 }
 
 impl Artifact {
-    fn new(bytes: Bytes) -> Self {
+    fn new(path: String, media_type: &'static str, bytes: Bytes) -> Self {
         let digest = Digest::of(&bytes);
-        Self { bytes, digest }
+        Self {
+            path,
+            media_type,
+            bytes,
+            digest,
+        }
+    }
+
+    /// The path it is served at, such as `/.well-known/agent-skills/pdf/SKILL.md`.
+    #[must_use]
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Its `Content-Type`.
+    #[must_use]
+    pub fn media_type(&self) -> &'static str {
+        self.media_type
     }
 
     /// The bytes to serve.
@@ -60,13 +87,42 @@ impl Artifact {
     }
 }
 
+/// A file of a published skill: its path inside the skill, its mode, and how it is served.
+#[derive(Debug, Clone)]
+pub struct PublishedFile {
+    relative: String,
+    mode: u32,
+    artifact: Artifact,
+}
+
+impl PublishedFile {
+    /// The path inside the skill folder, such as `references/api.md` or `SKILL.md`.
+    #[must_use]
+    pub fn relative_path(&self) -> &str {
+        &self.relative
+    }
+
+    /// The Unix mode it has in archives.
+    #[must_use]
+    pub fn mode(&self) -> u32 {
+        self.mode
+    }
+
+    /// The served bytes.
+    #[must_use]
+    pub fn artifact(&self) -> &Artifact {
+        &self.artifact
+    }
+}
+
 /// A validated skill in a catalog.
 #[derive(Debug, Clone)]
 pub struct PublishedSkill {
     frontmatter: Frontmatter,
-    skill_md: Artifact,
+    skill_md: PublishedFile,
+    files: Vec<PublishedFile>,
+    archives: Option<[Artifact; 2]>,
     url: String,
-    path: String,
     /// How errors refer to the `SKILL.md` this came from.
     file: String,
 }
@@ -87,7 +143,41 @@ impl PublishedSkill {
     /// The `SKILL.md` as served.
     #[must_use]
     pub fn skill_md(&self) -> &Artifact {
-        &self.skill_md
+        &self.skill_md.artifact
+    }
+
+    /// The supporting files, sorted by path (without `SKILL.md`).
+    #[must_use]
+    pub fn files(&self) -> &[PublishedFile] {
+        &self.files
+    }
+
+    /// Every file of the skill, `SKILL.md` included, sorted by path.
+    pub fn all_files(&self) -> impl Iterator<Item = &PublishedFile> {
+        let mut all: Vec<&PublishedFile> = self.files.iter().collect();
+        let at = all.partition_point(|file| file.relative.as_str() < SKILL_MD);
+        all.insert(at, &self.skill_md);
+        all.into_iter()
+    }
+
+    /// The archive in `format`, for a skill with supporting files.
+    #[must_use]
+    pub fn archive(&self, format: ArchiveFormat) -> Option<&Artifact> {
+        let [tar_gz, zip] = self.archives.as_ref()?;
+        Some(match format {
+            ArchiveFormat::TarGz => tar_gz,
+            ArchiveFormat::Zip => zip,
+        })
+    }
+
+    /// The index `type`: `archive` for a skill with supporting files, else `skill-md`.
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        if self.archives.is_some() {
+            TYPE_ARCHIVE
+        } else {
+            TYPE_SKILL_MD
+        }
     }
 
     /// The `url` the index gives for this skill.
@@ -99,14 +189,23 @@ impl PublishedSkill {
     /// The path the `SKILL.md` is served at: `/.well-known/agent-skills/{name}/SKILL.md`.
     #[must_use]
     pub fn skill_md_path(&self) -> &str {
-        &self.path
+        self.skill_md.artifact.path()
+    }
+
+    /// Every artifact of the skill: `SKILL.md`, the supporting files, then the archives.
+    pub fn artifacts(&self) -> impl Iterator<Item = &Artifact> {
+        std::iter::once(&self.skill_md)
+            .chain(&self.files)
+            .map(PublishedFile::artifact)
+            .chain(self.archives.iter().flatten())
     }
 }
 
 /// Every skill of a site, validated, hashed and indexed once at start-up.
 ///
 /// Building a catalog parses each `SKILL.md`, checks it against the Agent Skills
-/// specification and the discovery draft, and reports every problem of every skill at once.
+/// specification and the discovery draft, checks every supporting file, builds the archives
+/// of skills that have supporting files, and reports every problem of every skill at once.
 /// A catalog that builds is immutable: it holds the bytes it serves, their digests and the
 /// rendered index, and cloning it only bumps a reference count.
 ///
@@ -179,6 +278,31 @@ impl Catalog {
     pub fn index(&self) -> &Artifact {
         &self.0.index
     }
+
+    /// Everything to serve: the index, then each skill's artifacts.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_core::{Catalog, Skill, SkillFile};
+    ///
+    /// let skill = Skill::new(None, "---\nname: pdf\ndescription: Reads PDFs.\n---\n")
+    ///     .with_files(vec![SkillFile::new("references/forms.md", "# Forms\n", false)]);
+    /// let catalog = Catalog::new([skill])?;
+    /// let paths: Vec<&str> = catalog.artifacts().map(|a| a.path()).collect();
+    /// assert_eq!(paths, [
+    ///     "/.well-known/agent-skills/index.json",
+    ///     "/.well-known/agent-skills/pdf/SKILL.md",
+    ///     "/.well-known/agent-skills/pdf/references/forms.md",
+    ///     "/.well-known/agent-skills/pdf.tar.gz",
+    ///     "/.well-known/agent-skills/pdf.zip",
+    /// ]);
+    /// # Ok::<(), skillpub_core::Errors>(())
+    /// ```
+    pub fn artifacts(&self) -> impl Iterator<Item = &Artifact> {
+        std::iter::once(&self.0.index)
+            .chain(self.0.skills.iter().flat_map(PublishedSkill::artifacts))
+    }
 }
 
 /// Options for a [`Catalog`].
@@ -186,11 +310,12 @@ impl Catalog {
 /// # Example
 ///
 /// ```
-/// use skillpub_core::{Catalog, Skill, UrlStyle};
+/// use skillpub_core::{ArchiveFormat, Catalog, Skill, UrlStyle};
 ///
 /// let catalog = Catalog::builder()
 ///     .skill(Skill::from_static("---\nname: a\ndescription: Does a.\nx-owner: me\n---\n"))
 ///     .url_style(UrlStyle::Relative)
+///     .archive_format(ArchiveFormat::Zip)
 ///     .allow_unknown_fields(true)
 ///     .build()?;
 /// assert_eq!(catalog.get("a").unwrap().url(), "a/SKILL.md");
@@ -200,11 +325,13 @@ impl Catalog {
 pub struct CatalogBuilder {
     skills: Vec<Skill>,
     url_style: UrlStyle,
+    archive_format: ArchiveFormat,
     rules: Rules,
 }
 
 impl CatalogBuilder {
-    /// An empty builder: path-absolute URLs, unknown frontmatter fields refused.
+    /// An empty builder: path-absolute URLs, `.tar.gz` archives in the index, unknown
+    /// frontmatter fields refused.
     #[must_use]
     pub fn new() -> Self {
         Self::default()
@@ -232,6 +359,13 @@ impl CatalogBuilder {
         self
     }
 
+    /// Which archive the index lists for skills with supporting files (default:
+    /// [`ArchiveFormat::TarGz`]). Both archives are served either way.
+    pub fn archive_format(&mut self, format: ArchiveFormat) -> &mut Self {
+        self.archive_format = format;
+        self
+    }
+
     /// Accepts top-level frontmatter fields that the Agent Skills specification does not
     /// define (default: `false`, they are errors, as skills-ref has them). They are kept in
     /// [`Frontmatter::json`].
@@ -240,7 +374,8 @@ impl CatalogBuilder {
         self
     }
 
-    /// Validates every skill, hashes every artifact and renders the index.
+    /// Validates every skill, hashes every artifact, builds the archives and renders the
+    /// index.
     ///
     /// # Errors
     ///
@@ -276,18 +411,29 @@ impl CatalogBuilder {
             .iter()
             .map(|skill| index::Entry {
                 name: skill.name(),
-                kind: TYPE_SKILL_MD,
+                kind: skill.kind(),
                 description: skill.frontmatter.description(),
                 url: &skill.url,
-                digest: skill.skill_md.digest().to_string(),
+                digest: self.listed(skill).digest().to_string(),
             })
             .collect();
-        let index = Artifact::new(Bytes::from(index::render(&entries)));
+        let index = Artifact::new(
+            INDEX_PATH.to_owned(),
+            media::JSON,
+            Bytes::from(index::render(&entries)),
+        );
         Ok(Catalog(Arc::new(Inner { skills, index })))
     }
 
+    /// The artifact the index lists for a skill.
+    fn listed<'a>(&self, skill: &'a PublishedSkill) -> &'a Artifact {
+        skill
+            .archive(self.archive_format)
+            .unwrap_or(&skill.skill_md.artifact)
+    }
+
     fn publish(&self, skill: &Skill) -> Result<PublishedSkill, Vec<Error>> {
-        let file = skill.file_label();
+        let file = skill.file_label(SKILL_MD);
         let label = skill.folder_name().unwrap_or("(unnamed)");
         let fail = |name: &str, problems: Vec<(Option<String>, ErrorKind)>| {
             problems
@@ -315,16 +461,137 @@ impl CatalogBuilder {
             Some(Value::String(name)) if !name.is_empty() => name.clone(),
             _ => label.to_owned(),
         };
-        let frontmatter = validate::frontmatter(json, skill.folder_name(), self.rules)
-            .map_err(|problems| fail(&name, problems))?;
-        let url = self.url_style.skill_md_url(frontmatter.name());
-        let path = index::skill_md_path(frontmatter.name());
-        Ok(PublishedSkill {
+        let frontmatter = validate::frontmatter(json, skill.folder_name(), self.rules);
+        let file_problems = check_files(skill, &name);
+        let frontmatter = match (frontmatter, file_problems.is_empty()) {
+            (Ok(frontmatter), true) => frontmatter,
+            (Ok(_), false) => return Err(file_problems),
+            (Err(problems), _) => {
+                let mut errors = fail(&name, problems);
+                errors.extend(file_problems);
+                return Err(errors);
+            }
+        };
+        let name = frontmatter.name().to_owned();
+        let skill_md = published_file(&name, SKILL_MD, 0o644, skill.skill_md().clone());
+        let mut files: Vec<PublishedFile> = skill
+            .files()
+            .iter()
+            .map(|f| published_file(&name, f.path(), f.mode(), f.bytes().clone()))
+            .collect();
+        files.sort_by(|a, b| a.relative.cmp(&b.relative));
+        let mut published = PublishedSkill {
             frontmatter,
-            skill_md: Artifact::new(skill.skill_md().clone()),
-            url,
-            path,
+            skill_md,
+            files,
+            archives: None,
+            url: String::new(),
             file,
-        })
+        };
+        if !published.files.is_empty() {
+            let archives = build_archives(&published).map_err(|message| {
+                vec![Error::new(
+                    &name,
+                    &published.file,
+                    None,
+                    ErrorKind::Archive { message },
+                )]
+            })?;
+            published.archives = Some(archives);
+        }
+        published.url = match published.archives {
+            Some(_) => self
+                .url_style
+                .url(&format!("{name}{}", self.archive_format.suffix())),
+            None => self.url_style.skill_md_url(&name),
+        };
+        Ok(published)
     }
+}
+
+fn published_file(name: &str, relative: &str, mode: u32, bytes: Bytes) -> PublishedFile {
+    PublishedFile {
+        relative: relative.to_owned(),
+        mode,
+        artifact: Artifact::new(
+            format!("{WELL_KNOWN_PATH}{name}/{relative}"),
+            media::media_type(relative, &bytes),
+            bytes,
+        ),
+    }
+}
+
+/// Checks every supporting file's path, duplicates, case collisions and the skill's limits.
+fn check_files(skill: &Skill, name: &str) -> Vec<Error> {
+    let mut errors = Vec::new();
+    let mut report =
+        |path: &str, kind| errors.push(Error::new(name, &skill.file_label(path), None, kind));
+    let mut seen: HashMap<String, &str> = HashMap::new();
+    seen.insert(SKILL_MD.to_ascii_lowercase(), SKILL_MD);
+    let mut bytes = skill.skill_md().len() as u64;
+    for file in skill.files() {
+        let path = file.path();
+        bytes += file.bytes().len() as u64;
+        if let Err(problem) = validate_file_path(path) {
+            report(path, ErrorKind::FilePath { problem });
+            continue;
+        }
+        match seen.insert(path.to_ascii_lowercase(), path) {
+            Some(other) if other == path => report(path, ErrorKind::DuplicateFile),
+            Some(other) => report(
+                path,
+                ErrorKind::CaseCollision {
+                    other: other.to_owned(),
+                },
+            ),
+            None => {}
+        }
+    }
+    let count = skill.files().len() + 1;
+    if count > MAX_FILES_PER_SKILL {
+        report(
+            SKILL_MD,
+            ErrorKind::TooManyFiles {
+                count,
+                limit: MAX_FILES_PER_SKILL,
+            },
+        );
+    }
+    if bytes > MAX_BYTES_PER_SKILL {
+        report(
+            SKILL_MD,
+            ErrorKind::TooLarge {
+                bytes,
+                limit: MAX_BYTES_PER_SKILL,
+            },
+        );
+    }
+    errors
+}
+
+/// Builds the `.tar.gz` and `.zip` of a skill's files.
+fn build_archives(skill: &PublishedSkill) -> Result<[Artifact; 2], String> {
+    let entries: Vec<archive::Entry<'_>> = skill
+        .all_files()
+        .map(|file| archive::Entry {
+            path: &file.relative,
+            bytes: file.artifact.bytes(),
+            mode: file.mode,
+        })
+        .collect();
+    let name = skill.name();
+    let tar_gz = archive::tar_gz(&entries).map_err(|e| e.to_string())?;
+    let zip = archive::zip(&entries).map_err(|e| e.to_string())?;
+    Ok([
+        Artifact::new(
+            format!("{WELL_KNOWN_PATH}{name}{}", archive::TAR_GZ_SUFFIX),
+            media::GZIP,
+            Bytes::from(tar_gz),
+        ),
+        Artifact::new(
+            format!("{WELL_KNOWN_PATH}{name}{}", archive::ZIP_SUFFIX),
+            media::ZIP,
+            Bytes::from(zip),
+        ),
+    ])
 }

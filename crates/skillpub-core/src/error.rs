@@ -196,6 +196,86 @@ pub enum ErrorKind {
         /// The limit.
         limit: usize,
     },
+    /// A supporting file's path cannot be published.
+    #[error("this path {problem}")]
+    FilePath {
+        /// What is wrong with it.
+        problem: crate::file::PathProblem,
+    },
+    /// The same path is given twice.
+    #[error("this path is given twice; give each file once")]
+    DuplicateFile,
+    /// Two paths differ only in letter case.
+    #[error(
+        "this path differs from `{other}` only in letter case; such files overwrite each other on macOS and Windows, so rename one"
+    )]
+    CaseCollision {
+        /// The other path.
+        other: String,
+    },
+    /// More files than SEP-2640 allows in one skill.
+    #[error(
+        "the skill has {count} files, over the limit of {limit} (SEP-2640); move some out or split the skill"
+    )]
+    TooManyFiles {
+        /// How many files, `SKILL.md` included.
+        count: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// More bytes than SEP-2640 allows in one skill.
+    #[error(
+        "the skill has {bytes} bytes, over the limit of {limit} (16 MiB, SEP-2640); move large assets out or split the skill"
+    )]
+    TooLarge {
+        /// How many bytes, `SKILL.md` included.
+        bytes: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// An archive could not be written.
+    #[error("the archive could not be built: {message}")]
+    Archive {
+        /// What the archive writer said.
+        message: String,
+    },
+    /// A file or folder could not be read.
+    #[error("cannot be read: {message}; check that it exists and is readable")]
+    Io {
+        /// What the operating system said.
+        message: String,
+    },
+    /// The path given as a skills folder is not a folder.
+    #[error("is not a folder; give a skill folder or a folder of skill folders")]
+    NotAFolder,
+    /// A skill folder has no `SKILL.md`.
+    #[error("has no SKILL.md; add one, or move the folder out of the skills folder")]
+    MissingSkillMd,
+    /// A skill folder has `skill.md` or another spelling instead of `SKILL.md`.
+    #[error("is named `{found}`; rename it to `SKILL.md` (the name is case-sensitive)")]
+    SkillMdCase {
+        /// The name found.
+        found: String,
+    },
+    /// A file or folder name is not valid UTF-8.
+    #[error(
+        "has a name that is not valid UTF-8; rename it with ASCII letters, digits, `-`, `_` and `.`"
+    )]
+    NameNotUtf8,
+    /// A symbolic link points outside the skill folder.
+    #[error(
+        "is a symbolic link to `{target}`, outside the skill folder; copy the file into the folder instead"
+    )]
+    SymlinkOutside {
+        /// Where the link points.
+        target: String,
+    },
+    /// A symbolic link points to a folder.
+    #[error("is a symbolic link to a folder, which is not followed; copy the folder instead")]
+    SymlinkedFolder,
+    /// Not a regular file, folder or link (a socket, a device, a pipe).
+    #[error("is not a regular file; remove it from the skill folder")]
+    NotARegularFile,
     /// Two skills in one catalog have the same name.
     #[error("another skill in this catalog is also named `{name}`; skill names must be unique")]
     DuplicateName {

@@ -17,6 +17,9 @@ pub const SCHEMA_URI: &str = "https://schemas.agentskills.io/discovery/0.2.0/sch
 /// The `type` of a skill published as its `SKILL.md` alone.
 pub const TYPE_SKILL_MD: &str = "skill-md";
 
+/// The `type` of a skill published as an archive of its folder.
+pub const TYPE_ARCHIVE: &str = "archive";
+
 /// The path where a skill's `SKILL.md` is published.
 ///
 /// # Example
@@ -62,10 +65,46 @@ impl UrlStyle {
     /// The `url` of a skill's `SKILL.md` in this style.
     #[must_use]
     pub fn skill_md_url(&self, name: &str) -> String {
+        self.url(&format!("{name}/SKILL.md"))
+    }
+
+    /// The `url` of an artifact at `relative` inside `/.well-known/agent-skills/`.
+    #[must_use]
+    pub fn url(&self, relative: &str) -> String {
         match self {
-            Self::PathAbsolute => skill_md_path(name),
-            Self::Relative => format!("{name}/SKILL.md"),
-            Self::Absolute(origin) => format!("{origin}{}", skill_md_path(name)),
+            Self::PathAbsolute => format!("{WELL_KNOWN_PATH}{relative}"),
+            Self::Relative => relative.to_owned(),
+            Self::Absolute(origin) => format!("{origin}{WELL_KNOWN_PATH}{relative}"),
+        }
+    }
+}
+
+/// Which archive the index lists for a skill with supporting files. Both are always served.
+///
+/// # Example
+///
+/// ```
+/// use skillpub_core::ArchiveFormat;
+///
+/// assert_eq!(ArchiveFormat::default().suffix(), ".tar.gz");
+/// assert_eq!(ArchiveFormat::Zip.suffix(), ".zip");
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ArchiveFormat {
+    /// `{name}.tar.gz`, `application/gzip` (the default).
+    #[default]
+    TarGz,
+    /// `{name}.zip`, `application/zip`.
+    Zip,
+}
+
+impl ArchiveFormat {
+    /// The file name suffix.
+    #[must_use]
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Self::TarGz => crate::archive::TAR_GZ_SUFFIX,
+            Self::Zip => crate::archive::ZIP_SUFFIX,
         }
     }
 }

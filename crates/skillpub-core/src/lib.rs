@@ -48,11 +48,15 @@
 //! [Agent Skills specification]: https://agentskills.io/specification
 //! [discovery draft 0.2.0]: https://github.com/cloudflare/agent-skills-discovery-rfc
 
+mod archive;
 mod catalog;
 mod digest;
 mod error;
+mod file;
+mod folder;
 mod frontmatter;
 mod index;
+mod media;
 mod origin;
 mod skill;
 mod validate;
@@ -61,11 +65,20 @@ mod yaml;
 #[cfg(test)]
 mod tests;
 
-pub use catalog::{Artifact, Catalog, CatalogBuilder, PublishedSkill};
+pub use archive::{TAR_GZ_SUFFIX, ZIP_SUFFIX};
+pub use catalog::{Artifact, Catalog, CatalogBuilder, PublishedFile, PublishedSkill};
 pub use digest::{DIGEST_PREFIX, Digest, DigestParseError};
 pub use error::{Error, ErrorKind, Errors};
+pub use file::{
+    MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, PathProblem, SKILL_MD, SkillFile, validate_file_path,
+};
+pub use folder::{SkillSource, SkillsFolder, Skipped, read_skills_folder};
 pub use frontmatter::Frontmatter;
-pub use index::{INDEX_PATH, SCHEMA_URI, TYPE_SKILL_MD, UrlStyle, WELL_KNOWN_PATH, skill_md_path};
+pub use index::{
+    ArchiveFormat, INDEX_PATH, SCHEMA_URI, TYPE_ARCHIVE, TYPE_SKILL_MD, UrlStyle, WELL_KNOWN_PATH,
+    skill_md_path,
+};
+pub use media::{GZIP, JSON, MARKDOWN, OCTET_STREAM, PLAIN_TEXT, ZIP, is_text, media_type};
 pub use origin::{DEV_PORTS, Origin, OriginError, is_local_host};
 pub use skill::Skill;
 pub use validate::{

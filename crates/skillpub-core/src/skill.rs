@@ -1,15 +1,19 @@
-//! A skill as it is handed to a catalog: the bytes of its `SKILL.md` and, when known, its folder.
+//! A skill as it is handed to a catalog: the bytes of its `SKILL.md`, its supporting files and,
+//! when known, its folder.
 
 use std::borrow::Cow;
 use std::fmt;
 
 use bytes::Bytes;
 
-/// One skill's `SKILL.md`, as bytes that the catalog will serve unchanged.
+use crate::file::SkillFile;
+
+/// One skill's `SKILL.md` and supporting files, as bytes that the catalog will serve unchanged.
 ///
-/// Build it in `const` context from embedded text, usually through [`skill!`](crate::skill!),
-/// or at run time from owned bytes. The folder, when given, is the path the skill came from;
-/// its last component must equal the skill's `name`.
+/// Build it in `const` context from embedded text, usually through [`skill!`](crate::skill!)
+/// or the code that `skillpub-build` generates, or at run time from owned bytes. The folder,
+/// when given, is the path the skill came from; its last component must equal the skill's
+/// `name`.
 ///
 /// # Example
 ///
@@ -27,6 +31,7 @@ use bytes::Bytes;
 pub struct Skill {
     folder: Option<Cow<'static, str>>,
     skill_md: Bytes,
+    files: Cow<'static, [SkillFile]>,
 }
 
 impl Skill {
@@ -36,15 +41,27 @@ impl Skill {
         Self {
             folder: None,
             skill_md: Bytes::from_static(skill_md.as_bytes()),
+            files: Cow::Borrowed(&[]),
         }
     }
 
     /// A skill from embedded text that came from `folder` (such as `"skills/greeting"`).
     #[must_use]
     pub const fn from_static_in(folder: &'static str, skill_md: &'static str) -> Self {
+        Self::from_static_parts(folder, skill_md.as_bytes(), &[])
+    }
+
+    /// A skill with supporting files, from embedded bytes; `skillpub-build` generates these.
+    #[must_use]
+    pub const fn from_static_parts(
+        folder: &'static str,
+        skill_md: &'static [u8],
+        files: &'static [SkillFile],
+    ) -> Self {
         Self {
             folder: Some(Cow::Borrowed(folder)),
-            skill_md: Bytes::from_static(skill_md.as_bytes()),
+            skill_md: Bytes::from_static(skill_md),
+            files: Cow::Borrowed(files),
         }
     }
 
@@ -55,7 +72,15 @@ impl Skill {
         Self {
             folder: folder.map(Cow::Owned),
             skill_md: skill_md.into(),
+            files: Cow::Borrowed(&[]),
         }
+    }
+
+    /// The same skill with these supporting files (in any order; the catalog sorts them).
+    #[must_use]
+    pub fn with_files(mut self, files: Vec<SkillFile>) -> Self {
+        self.files = Cow::Owned(files);
+        self
     }
 
     /// The folder the skill came from, as given.
@@ -77,11 +102,17 @@ impl Skill {
         &self.skill_md
     }
 
-    /// How errors refer to this skill's `SKILL.md`.
-    pub(crate) fn file_label(&self) -> String {
+    /// The supporting files, as given.
+    #[must_use]
+    pub fn files(&self) -> &[SkillFile] {
+        &self.files
+    }
+
+    /// How errors refer to a file of this skill, such as `skills/pdf/SKILL.md`.
+    pub(crate) fn file_label(&self, path: &str) -> String {
         match self.folder() {
-            Some(folder) => format!("{}/SKILL.md", folder.trim_end_matches(['/', '\\'])),
-            None => "SKILL.md".to_owned(),
+            Some(folder) => format!("{}/{path}", folder.trim_end_matches(['/', '\\'])),
+            None => path.to_owned(),
         }
     }
 }
@@ -97,6 +128,7 @@ impl fmt::Debug for Skill {
         f.debug_struct("Skill")
             .field("folder", &self.folder)
             .field("skill_md_len", &self.skill_md.len())
+            .field("files", &self.files)
             .finish()
     }
 }
@@ -144,9 +176,9 @@ mod tests {
     #[test]
     fn file_label_names_the_skill_md() {
         assert_eq!(
-            Skill::from_static_in("skills/pdf/", "").file_label(),
+            Skill::from_static_in("skills/pdf/", "").file_label("SKILL.md"),
             "skills/pdf/SKILL.md"
         );
-        assert_eq!(Skill::from_static("").file_label(), "SKILL.md");
+        assert_eq!(Skill::from_static("").file_label("SKILL.md"), "SKILL.md");
     }
 }

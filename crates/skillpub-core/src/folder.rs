@@ -1,0 +1,384 @@
+//! Reading skills from a folder on disk. The build helper (`skillpub-build`) and
+//! [`Catalog::from_dir`](crate::Catalog::from_dir) share this walk, so a folder is judged the
+//! same at build time and at run time.
+//!
+//! This is the one module of the crate that touches the file system.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, ErrorKind, Errors};
+use crate::file::{
+    MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, SKILL_MD, SkillFile, validate_file_path,
+};
+use crate::skill::Skill;
+use crate::{Catalog, CatalogBuilder};
+
+/// A skill read from disk, with where each of its files came from.
+#[derive(Debug, Clone)]
+pub struct SkillSource {
+    skill: Skill,
+    skill_md_source: PathBuf,
+    file_sources: Vec<PathBuf>,
+}
+
+impl SkillSource {
+    /// The skill, with its supporting files sorted by path.
+    #[must_use]
+    pub fn skill(&self) -> &Skill {
+        &self.skill
+    }
+
+    /// The file the `SKILL.md` was read from.
+    #[must_use]
+    pub fn skill_md_source(&self) -> &Path {
+        &self.skill_md_source
+    }
+
+    /// The files the supporting files were read from, in the order of
+    /// [`Skill::files`]. A symbolic link inside the folder is given as its target.
+    #[must_use]
+    pub fn file_sources(&self) -> &[PathBuf] {
+        &self.file_sources
+    }
+}
+
+/// A file or folder that was left out, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// The path left out.
+    pub path: PathBuf,
+    /// Why.
+    pub reason: &'static str,
+}
+
+/// Everything read from a skills folder.
+#[derive(Debug, Clone, Default)]
+pub struct SkillsFolder {
+    skills: Vec<SkillSource>,
+    skipped: Vec<Skipped>,
+    folders: Vec<PathBuf>,
+}
+
+impl SkillsFolder {
+    /// The skills, sorted by folder.
+    #[must_use]
+    pub fn skills(&self) -> &[SkillSource] {
+        &self.skills
+    }
+
+    /// Hidden files and folders (names starting with `.`), which are not published.
+    #[must_use]
+    pub fn skipped(&self) -> &[Skipped] {
+        &self.skipped
+    }
+
+    /// Every folder walked, the given one first; a build script watches them for changes.
+    #[must_use]
+    pub fn folders(&self) -> &[PathBuf] {
+        &self.folders
+    }
+
+    /// Builds a catalog from the skills with the default options.
+    ///
+    /// # Errors
+    ///
+    /// Every problem of every skill; see [`Catalog::new`].
+    pub fn catalog(&self) -> Result<Catalog, Errors> {
+        let mut builder = CatalogBuilder::new();
+        builder.skills(self.skills.iter().map(|source| source.skill.clone()));
+        builder.build()
+    }
+}
+
+const HIDDEN: &str = "hidden files and folders are not published";
+
+/// Reads a skill folder (one that holds a `SKILL.md`) or a folder of skill folders.
+///
+/// In a folder of skill folders, every subfolder must hold a `SKILL.md`; other files at the
+/// top are ignored, as a README would be. In each skill, every file is read except hidden
+/// ones (names starting with `.`, such as `.DS_Store` or `.git`), which are skipped and
+/// listed in [`SkillsFolder::skipped`]. These are refused, each with its own error: names
+/// that are not UTF-8, symbolic links that leave the skill folder or point to a folder,
+/// sockets and other special files, paths a URL or an archive cannot carry (see
+/// [`validate_file_path`]), and skills over 512 files or 16 MiB.
+///
+/// # Errors
+///
+/// Every problem found, each naming its file.
+pub fn read_skills_folder(root: impl AsRef<Path>) -> Result<SkillsFolder, Errors> {
+    let root = root.as_ref();
+    let mut walk = Walk::default();
+    let result = match fs::metadata(root) {
+        Err(error) => Err(ErrorKind::Io {
+            message: error.to_string(),
+        }),
+        Ok(meta) if !meta.is_dir() => Err(ErrorKind::NotAFolder),
+        Ok(_) => Ok(()),
+    };
+    if let Err(kind) = result {
+        let label = root.display().to_string();
+        return Err(Errors::new(vec![Error::new(&label, &label, None, kind)]));
+    }
+    walk.folders.push(root.to_path_buf());
+    if root.join(SKILL_MD).is_file() {
+        walk.skill(root);
+    } else {
+        for entry in walk.entries(root, root) {
+            if entry.is_dir {
+                walk.folders.push(entry.path.clone());
+                walk.skill(&entry.path);
+            }
+        }
+    }
+    if walk.errors.is_empty() {
+        Ok(SkillsFolder {
+            skills: walk.skills,
+            skipped: walk.skipped,
+            folders: walk.folders,
+        })
+    } else {
+        Err(Errors::new(walk.errors))
+    }
+}
+
+impl Catalog {
+    /// Reads a skill folder or a folder of skill folders and builds a catalog from it.
+    ///
+    /// # Errors
+    ///
+    /// Every problem of the folder and of every skill; see [`read_skills_folder`].
+    pub fn from_dir(root: impl AsRef<Path>) -> Result<Self, Errors> {
+        read_skills_folder(root)?.catalog()
+    }
+}
+
+#[derive(Default)]
+struct Walk {
+    skills: Vec<SkillSource>,
+    skipped: Vec<Skipped>,
+    folders: Vec<PathBuf>,
+    errors: Vec<Error>,
+}
+
+/// A directory entry that passed the name checks.
+struct Entry {
+    path: PathBuf,
+    name: String,
+    is_dir: bool,
+}
+
+impl Walk {
+    fn fail(&mut self, skill: &str, path: &Path, kind: ErrorKind) {
+        let label = path.display().to_string();
+        self.errors.push(Error::new(skill, &label, None, kind));
+    }
+
+    /// The entries of `folder`, sorted by name, without hidden ones; names that are not
+    /// UTF-8 are reported.
+    fn entries(&mut self, folder: &Path, skill_root: &Path) -> Vec<Entry> {
+        let skill = folder_name(skill_root);
+        let read = match fs::read_dir(folder) {
+            Ok(read) => read,
+            Err(error) => {
+                let message = error.to_string();
+                self.fail(&skill, folder, ErrorKind::Io { message });
+                return Vec::new();
+            }
+        };
+        let mut entries = Vec::new();
+        for entry in read {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(error) => {
+                    let message = error.to_string();
+                    self.fail(&skill, folder, ErrorKind::Io { message });
+                    continue;
+                }
+            };
+            let path = entry.path();
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                self.fail(&skill, &path, ErrorKind::NameNotUtf8);
+                continue;
+            };
+            if name.starts_with('.') {
+                self.skipped.push(Skipped {
+                    path,
+                    reason: HIDDEN,
+                });
+                continue;
+            }
+            let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
+            entries.push(Entry { path, name, is_dir });
+        }
+        entries.sort_by(|a, b| a.name.cmp(&b.name));
+        entries
+    }
+
+    /// Reads one skill folder.
+    fn skill(&mut self, root: &Path) {
+        let name = folder_name(root);
+        let skill_md_source = root.join(SKILL_MD);
+        let errors_before = self.errors.len();
+        let mut files = Vec::new();
+        let mut sources = Vec::new();
+        let mut count = 1_usize;
+        let mut bytes = fs::metadata(&skill_md_source).map_or(0, |meta| meta.len());
+        let mut pending = vec![(root.to_path_buf(), String::new())];
+        let mut found_skill_md = false;
+        while let Some((folder, prefix)) = pending.pop() {
+            for entry in self.entries(&folder, root) {
+                let relative = format!("{prefix}{}", entry.name);
+                if entry.is_dir {
+                    self.folders.push(entry.path.clone());
+                    pending.push((entry.path, format!("{relative}/")));
+                    continue;
+                }
+                if relative == SKILL_MD {
+                    found_skill_md = true;
+                    continue;
+                }
+                if prefix.is_empty() && relative.eq_ignore_ascii_case(SKILL_MD) {
+                    self.fail(
+                        &name,
+                        &entry.path,
+                        ErrorKind::SkillMdCase { found: relative },
+                    );
+                    continue;
+                }
+                let Some((source, meta)) = self.regular_file(&name, root, &entry.path) else {
+                    continue;
+                };
+                if let Err(problem) = validate_file_path(&relative) {
+                    self.fail(&name, &entry.path, ErrorKind::FilePath { problem });
+                    continue;
+                }
+                count += 1;
+                bytes += meta.len();
+                if count > MAX_FILES_PER_SKILL || bytes > MAX_BYTES_PER_SKILL {
+                    // Over a limit: keep counting, stop reading; the limit is reported below.
+                    continue;
+                }
+                match fs::read(&source) {
+                    Ok(content) => {
+                        files.push(SkillFile::new(relative, content, is_executable(&meta)));
+                        sources.push(source);
+                    }
+                    Err(error) => {
+                        let message = error.to_string();
+                        self.fail(&name, &entry.path, ErrorKind::Io { message });
+                    }
+                }
+            }
+        }
+        if !found_skill_md {
+            self.fail(&name, root, ErrorKind::MissingSkillMd);
+            return;
+        }
+        let skill_md = match fs::read(&skill_md_source) {
+            Ok(content) => content,
+            Err(error) => {
+                let message = error.to_string();
+                self.fail(&name, &skill_md_source, ErrorKind::Io { message });
+                return;
+            }
+        };
+        if count > MAX_FILES_PER_SKILL {
+            let limit = MAX_FILES_PER_SKILL;
+            self.fail(
+                &name,
+                &skill_md_source,
+                ErrorKind::TooManyFiles { count, limit },
+            );
+        }
+        if bytes > MAX_BYTES_PER_SKILL {
+            let limit = MAX_BYTES_PER_SKILL;
+            self.fail(
+                &name,
+                &skill_md_source,
+                ErrorKind::TooLarge { bytes, limit },
+            );
+        }
+        if self.errors.len() > errors_before {
+            return;
+        }
+        let mut paired: Vec<(SkillFile, PathBuf)> = files.into_iter().zip(sources).collect();
+        paired.sort_by(|a, b| a.0.path().cmp(b.0.path()));
+        let (files, file_sources): (Vec<SkillFile>, Vec<PathBuf>) = paired.into_iter().unzip();
+        let folder = root.display().to_string();
+        self.skills.push(SkillSource {
+            skill: Skill::new(Some(folder), skill_md).with_files(files),
+            skill_md_source,
+            file_sources,
+        });
+    }
+
+    /// Resolves a file: regular files as they are, links only when they stay inside the skill
+    /// folder and point to a regular file. Returns the path to read and its metadata.
+    fn regular_file(
+        &mut self,
+        skill: &str,
+        root: &Path,
+        path: &Path,
+    ) -> Option<(PathBuf, fs::Metadata)> {
+        let link = match fs::symlink_metadata(path) {
+            Ok(meta) => meta,
+            Err(error) => {
+                let message = error.to_string();
+                self.fail(skill, path, ErrorKind::Io { message });
+                return None;
+            }
+        };
+        let source = if link.file_type().is_symlink() {
+            let (Ok(target), Ok(root)) = (fs::canonicalize(path), fs::canonicalize(root)) else {
+                let target = fs::read_link(path)
+                    .map(|t| t.display().to_string())
+                    .unwrap_or_default();
+                self.fail(skill, path, ErrorKind::SymlinkOutside { target });
+                return None;
+            };
+            if !target.starts_with(&root) {
+                let target = target.display().to_string();
+                self.fail(skill, path, ErrorKind::SymlinkOutside { target });
+                return None;
+            }
+            target
+        } else {
+            path.to_path_buf()
+        };
+        let meta = match fs::metadata(&source) {
+            Ok(meta) => meta,
+            Err(error) => {
+                let message = error.to_string();
+                self.fail(skill, path, ErrorKind::Io { message });
+                return None;
+            }
+        };
+        if meta.is_dir() {
+            self.fail(skill, path, ErrorKind::SymlinkedFolder);
+            return None;
+        }
+        if !meta.is_file() {
+            self.fail(skill, path, ErrorKind::NotARegularFile);
+            return None;
+        }
+        Some((source, meta))
+    }
+}
+
+fn folder_name(path: &Path) -> String {
+    path.file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+#[cfg(unix)]
+fn is_executable(meta: &fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(not(unix))]
+fn is_executable(_: &fs::Metadata) -> bool {
+    false
+}
