@@ -1,0 +1,240 @@
+//! For `build.rs`: embed a folder of Agent Skills in the crate and validate it at build time.
+//!
+//! [`embed`] walks a skills folder, checks every skill with the rules of
+//! [`skillpub_core::Catalog`] and writes Rust code that embeds every file with
+//! `include_bytes!`. An invalid skill fails `cargo build` with the same messages the catalog
+//! gives at run time, each naming the file and field. The crate then pulls the skills in with
+//! one line, [`skillpub_core::include_skills!`].
+//!
+//! # Example
+//!
+//! `build.rs`:
+//!
+//! ```ignore
+//! fn main() {
+//!     skillpub_build::embed("skills");
+//! }
+//! ```
+//!
+//! `src/main.rs`:
+//!
+//! ```ignore
+//! skillpub::include_skills!(); // defines `static SKILLS: [skillpub::Skill; N]`
+//!
+//! let catalog = skillpub::Catalog::new(&SKILLS)?;
+//! ```
+//!
+//! # What is embedded
+//!
+//! The folder is either one skill folder (it holds a `SKILL.md`) or a folder of skill folders
+//! (each subfolder holds one; other files at its top are ignored). In each skill, every file
+//! is embedded, with its `/`-separated path relative to the skill folder, sorted, and its
+//! executable bit. Hidden files and folders (`.DS_Store`, `.git`) are skipped with a
+//! `cargo:warning`. These fail the build with a message: a file name that is not UTF-8, a
+//! symbolic link that leaves the skill folder or points to a folder, a special file, a path
+//! that a URL or an archive cannot carry (anything but ASCII letters, digits, `-`, `_`, `.`,
+//! `~`), and a skill over 512 files or 16 MiB. A symbolic link to a file inside the skill
+//! folder is embedded as that file.
+//!
+//! # Rebuilds
+//!
+//! It prints `cargo:rerun-if-changed` for the folder, every folder in it and every file, so
+//! adding, editing or removing a file rebuilds the crate.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use skillpub_core::{Errors, SkillsFolder, read_skills_folder};
+
+/// The file written to `OUT_DIR`, which [`skillpub_core::include_skills!`] includes.
+pub const GENERATED_FILE: &str = "skillpub_skills.rs";
+
+/// Embeds the skills in `dir` (relative to the crate root) with the default options: a
+/// `static SKILLS` of `::skillpub::Skill`.
+///
+/// On invalid skills it prints every problem and exits, which fails the build.
+pub fn embed(dir: impl AsRef<Path>) {
+    Embed::new(dir).run();
+}
+
+/// Options for embedding a skills folder.
+///
+/// # Example
+///
+/// ```no_run
+/// // build.rs of a crate that depends on skillpub-core rather than skillpub:
+/// skillpub_build::Embed::new("skills")
+///     .crate_path("::skillpub_core")
+///     .static_name("AGENT_SKILLS")
+///     .run();
+/// ```
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct Embed {
+    dir: PathBuf,
+    crate_path: String,
+    static_name: String,
+}
+
+/// What [`Embed::generate`] produced.
+#[derive(Debug, Clone)]
+pub struct Generated {
+    /// The Rust source that defines the static.
+    pub code: String,
+    /// Every folder and file to watch for changes.
+    pub watched: Vec<PathBuf>,
+    /// Hidden files and folders that were left out, with why.
+    pub skipped: Vec<String>,
+}
+
+impl Embed {
+    /// Embeds `dir`, relative to the crate root (`CARGO_MANIFEST_DIR`) unless absolute.
+    pub fn new(dir: impl AsRef<Path>) -> Self {
+        Self {
+            dir: dir.as_ref().to_path_buf(),
+            crate_path: "::skillpub".to_owned(),
+            static_name: "SKILLS".to_owned(),
+        }
+    }
+
+    /// The path of the crate that provides `Skill` and `SkillFile` (default `::skillpub`).
+    pub fn crate_path(mut self, path: impl Into<String>) -> Self {
+        self.crate_path = path.into();
+        self
+    }
+
+    /// The name of the generated static (default `SKILLS`).
+    pub fn static_name(mut self, name: impl Into<String>) -> Self {
+        self.static_name = name.into();
+        self
+    }
+
+    /// Reads and validates the folder and returns the code, without writing anything.
+    ///
+    /// `root` is the folder that relative paths start from (the crate root in a build
+    /// script); the generated folder labels are relative to it.
+    ///
+    /// # Errors
+    ///
+    /// Every problem of the folder and of every skill, as the catalog reports them.
+    pub fn generate(&self, root: &Path) -> Result<Generated, Errors> {
+        let dir = root.join(&self.dir);
+        let folder = read_skills_folder(&dir)?;
+        folder.catalog()?;
+        Ok(Generated {
+            code: self.code(&folder, root),
+            watched: watched(&folder),
+            skipped: folder
+                .skipped()
+                .iter()
+                .map(|s| format!("skipped {} ({})", s.path.display(), s.reason))
+                .collect(),
+        })
+    }
+
+    /// Runs in a build script: generates the code into `OUT_DIR`, prints what to watch and
+    /// what was skipped, and on invalid skills prints every problem and exits with status 1.
+    pub fn run(self) {
+        let root = std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(PathBuf::new, PathBuf::from);
+        let Some(out_dir) = std::env::var_os("OUT_DIR") else {
+            eprintln!("skillpub-build: OUT_DIR is not set; call it from a build script (build.rs)");
+            std::process::exit(1);
+        };
+        println!("cargo:rerun-if-changed={}", root.join(&self.dir).display());
+        let generated = match self.generate(&root) {
+            Ok(generated) => generated,
+            Err(errors) => {
+                eprintln!(
+                    "skillpub-build: the skills in `{}` are invalid.\n{errors}",
+                    self.dir.display()
+                );
+                std::process::exit(1);
+            }
+        };
+        for path in &generated.watched {
+            println!("cargo:rerun-if-changed={}", path.display());
+        }
+        for message in &generated.skipped {
+            println!("cargo:warning=skillpub: {message}");
+        }
+        let target = Path::new(&out_dir).join(GENERATED_FILE);
+        if let Err(error) = std::fs::write(&target, generated.code) {
+            eprintln!("skillpub-build: cannot write {}: {error}", target.display());
+            std::process::exit(1);
+        }
+    }
+
+    fn code(&self, folder: &SkillsFolder, root: &Path) -> String {
+        let krate = &self.crate_path;
+        let name = &self.static_name;
+        let mut code = format!(
+            "// Generated by skillpub-build from `{}`; do not edit.\n",
+            self.dir.display()
+        );
+        // Each file list is a static of its own: a borrowed temporary of a type with a
+        // destructor cannot live in a static.
+        for (at, source) in folder.skills().iter().enumerate() {
+            let files = source.skill().files();
+            let _ = writeln!(
+                code,
+                "#[doc(hidden)]\nstatic __{name}_FILES_{at}: [{krate}::SkillFile; {}] = [",
+                files.len()
+            );
+            for (file, path) in files.iter().zip(source.file_sources()) {
+                let _ = writeln!(
+                    code,
+                    "    {krate}::SkillFile::from_static({:?}, ::core::include_bytes!({:?}), {}),",
+                    file.path(),
+                    display(path),
+                    file.is_executable(),
+                );
+            }
+            code.push_str("];\n");
+        }
+        let _ = writeln!(
+            code,
+            "/// The skills embedded from `{}` at build time.\npub static {name}: [{krate}::Skill; {}] = [",
+            self.dir.display(),
+            folder.skills().len(),
+        );
+        for (at, source) in folder.skills().iter().enumerate() {
+            let label = source
+                .skill()
+                .folder()
+                .map_or_else(String::new, |folder| relative_label(folder, root));
+            let _ = writeln!(
+                code,
+                "    {krate}::Skill::from_static_parts({label:?}, ::core::include_bytes!({:?}), &__{name}_FILES_{at}),",
+                display(source.skill_md_source()),
+            );
+        }
+        code.push_str("];\n");
+        code
+    }
+}
+
+/// Every folder walked and every file read.
+fn watched(folder: &SkillsFolder) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = folder.folders().to_vec();
+    for source in folder.skills() {
+        paths.push(source.skill_md_source().to_path_buf());
+        paths.extend(source.file_sources().iter().cloned());
+    }
+    paths
+}
+
+/// A folder label relative to the crate root, `/`-separated, as `skill!` labels are.
+fn relative_label(folder: &str, root: &Path) -> String {
+    let path = Path::new(folder);
+    let relative = path.strip_prefix(root).unwrap_or(path);
+    relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// A path as text for `include_bytes!`; the walk has refused names that are not UTF-8.
+fn display(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
