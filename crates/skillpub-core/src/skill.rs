@@ -158,6 +158,25 @@ macro_rules! skill {
     };
 }
 
+/// Includes the skills that `skillpub-build` embedded from `build.rs`: a `static SKILLS`
+/// (or the name given to `Embed::static_name`) of type `[Skill; N]`.
+///
+/// # Example
+///
+/// ```ignore
+/// skillpub::include_skills!();
+/// let catalog = skillpub::Catalog::new(&SKILLS)?;
+/// ```
+#[macro_export]
+macro_rules! include_skills {
+    () => {
+        ::core::include!(::core::concat!(
+            ::core::env!("OUT_DIR"),
+            "/skillpub_skills.rs"
+        ));
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,23 +200,4 @@ mod tests {
         );
         assert_eq!(Skill::from_static("").file_label("SKILL.md"), "SKILL.md");
     }
-}
-
-/// Includes the skills that `skillpub-build` embedded from `build.rs`: a `static SKILLS`
-/// (or the name given to `Embed::static_name`) of type `[Skill; N]`.
-///
-/// # Example
-///
-/// ```ignore
-/// skillpub::include_skills!();
-/// let catalog = skillpub::Catalog::new(&SKILLS)?;
-/// ```
-#[macro_export]
-macro_rules! include_skills {
-    () => {
-        ::core::include!(::core::concat!(
-            ::core::env!("OUT_DIR"),
-            "/skillpub_skills.rs"
-        ));
-    };
 }
