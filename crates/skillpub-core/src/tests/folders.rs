@@ -1,0 +1,287 @@
+//! Reading skills from disk: what is read, what is skipped and what is refused.
+
+use super::Scratch;
+use crate::{Catalog, ErrorKind, Errors, PathProblem, Skill, SkillFile, read_skills_folder};
+
+fn skill_md(name: &str) -> String {
+    format!("---\nname: {name}\ndescription: Does {name}.\n---\nSteps.\n")
+}
+
+fn kinds(errors: &Errors) -> Vec<ErrorKind> {
+    errors.as_slice().iter().map(|e| e.kind().clone()).collect()
+}
+
+#[test]
+fn a_folder_of_skills_is_read_with_every_file_sorted() {
+    let dir = Scratch::new("folder-of-skills");
+    dir.write("pdf/SKILL.md", skill_md("pdf"));
+    dir.write("pdf/scripts/fill.py", "print(1)\n");
+    dir.write("pdf/references/forms.md", "# Forms\n");
+    dir.write("greeting/SKILL.md", skill_md("greeting"));
+    dir.write("README.md", "ignored at the top\n");
+    let folder = read_skills_folder(&dir.0).unwrap();
+    let names: Vec<Option<&str>> = folder
+        .skills()
+        .iter()
+        .map(|s| s.skill().folder_name())
+        .collect();
+    assert_eq!(names, [Some("greeting"), Some("pdf")]);
+    let pdf = folder.skills()[1].skill();
+    let paths: Vec<&str> = pdf.files().iter().map(SkillFile::path).collect();
+    assert_eq!(paths, ["references/forms.md", "scripts/fill.py"]);
+    assert_eq!(
+        folder.skills()[1].file_sources()[1],
+        dir.0.join("pdf/scripts/fill.py")
+    );
+    assert!(folder.folders().contains(&dir.0.join("pdf/references")));
+}
+
+#[test]
+fn a_single_skill_folder_is_read_as_one_skill() {
+    let dir = Scratch::new("single");
+    let root = dir.0.join("pdf");
+    dir.write("pdf/SKILL.md", skill_md("pdf"));
+    let catalog = Catalog::from_dir(&root).unwrap();
+    assert_eq!(catalog.skills().len(), 1);
+}
+
+#[test]
+fn from_dir_gives_the_same_artifacts_as_skills_built_in_memory() {
+    let dir = Scratch::new("same-bytes");
+    dir.write("pdf/SKILL.md", skill_md("pdf"));
+    dir.write("pdf/references/forms.md", "# Forms\n");
+    let from_disk = Catalog::from_dir(&dir.0).unwrap();
+    let in_memory =
+        Catalog::new([
+            Skill::new(Some("pdf".into()), skill_md("pdf")).with_files(vec![SkillFile::new(
+                "references/forms.md",
+                "# Forms\n",
+                false,
+            )]),
+        ])
+        .unwrap();
+    let digests = |c: &Catalog| {
+        c.artifacts()
+            .map(|a| (a.path().to_owned(), a.digest()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(digests(&from_disk), digests(&in_memory));
+}
+
+#[test]
+fn hidden_files_and_folders_are_skipped_and_listed() {
+    let dir = Scratch::new("hidden");
+    dir.write("pdf/SKILL.md", skill_md("pdf"));
+    dir.write("pdf/.DS_Store", "junk");
+    dir.write("pdf/.git/config", "[core]");
+    dir.write(".github/workflows/ci.yml", "on: push");
+    let folder = read_skills_folder(&dir.0).unwrap();
+    assert!(folder.skills()[0].skill().files().is_empty());
+    let skipped: Vec<_> = folder.skipped().iter().map(|s| s.path.clone()).collect();
+    assert_eq!(skipped.len(), 3, "{skipped:?}");
+    assert!(skipped.contains(&dir.0.join("pdf/.DS_Store")));
+}
+
+#[cfg(unix)]
+#[test]
+fn the_executable_bit_is_kept() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = Scratch::new("exec");
+    dir.write("pdf/SKILL.md", skill_md("pdf"));
+    let tool = dir.write("pdf/assets/tool", "#!/bin/sh\n");
+    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    dir.write("pdf/assets/data.txt", "x");
+    let folder = read_skills_folder(&dir.0).unwrap();
+    let files = folder.skills()[0].skill().files();
+    assert_eq!(
+        (files[0].path(), files[0].mode()),
+        ("assets/data.txt", 0o644)
+    );
+    assert_eq!((files[1].path(), files[1].mode()), ("assets/tool", 0o755));
+}
+
+#[cfg(unix)]
+#[test]
+fn links_inside_the_skill_are_read_as_files_and_links_outside_are_refused() {
+    use std::os::unix::fs::symlink;
+    let dir = Scratch::new("links");
+    dir.write("pdf/SKILL.md", skill_md("pdf"));
+    let target = dir.write("pdf/references/real.md", "# Real\n");
+    symlink(&target, dir.0.join("pdf/references/alias.md")).unwrap();
+    let folder = read_skills_folder(&dir.0).unwrap();
+    let files = folder.skills()[0].skill().files();
+    assert_eq!(files[0].path(), "references/alias.md");
+    assert_eq!(files[0].bytes().as_ref(), b"# Real\n");
+
+    let outside = dir.write("secret.txt", "password");
+    symlink(&outside, dir.0.join("pdf/leak.txt")).unwrap();
+    symlink(dir.0.join("pdf/references"), dir.0.join("pdf/refs")).unwrap();
+    let errors = read_skills_folder(&dir.0).unwrap_err();
+    let kinds = kinds(&errors);
+    assert!(
+        matches!(&kinds[0], ErrorKind::SymlinkOutside { target } if target.ends_with("secret.txt")),
+        "{kinds:?}"
+    );
+    assert_eq!(kinds[1], ErrorKind::SymlinkedFolder);
+    assert!(errors.as_slice()[0].file().ends_with("pdf/leak.txt"));
+}
+
+#[cfg(unix)]
+#[test]
+fn names_that_are_not_utf8_are_refused() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = Scratch::new("not-utf8");
+    dir.write("pdf/SKILL.md", skill_md("pdf"));
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9.md");
+    std::fs::write(dir.0.join("pdf").join(name), "x").unwrap();
+    let errors = read_skills_folder(&dir.0).unwrap_err();
+    assert_eq!(kinds(&errors), [ErrorKind::NameNotUtf8]);
+}
+
+#[cfg(unix)]
+#[test]
+fn special_files_are_refused() {
+    let dir = Scratch::new("fifo");
+    dir.write("pdf/SKILL.md", skill_md("pdf"));
+    let status = std::process::Command::new("mkfifo")
+        .arg(dir.0.join("pdf/pipe"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let errors = read_skills_folder(&dir.0).unwrap_err();
+    assert_eq!(kinds(&errors), [ErrorKind::NotARegularFile]);
+}
+
+#[test]
+fn paths_a_url_cannot_carry_are_refused() {
+    let dir = Scratch::new("bad-path");
+    dir.write("pdf/SKILL.md", skill_md("pdf"));
+    dir.write("pdf/my notes.md", "x");
+    let errors = read_skills_folder(&dir.0).unwrap_err();
+    assert!(matches!(
+        &kinds(&errors)[..],
+        [ErrorKind::FilePath {
+            problem: PathProblem::Characters { .. }
+        }]
+    ));
+    assert!(errors.to_string().contains("my notes.md"), "{errors}");
+}
+
+#[test]
+fn a_subfolder_without_skill_md_is_an_error() {
+    let dir = Scratch::new("missing");
+    dir.write("pdf/SKILL.md", skill_md("pdf"));
+    dir.write("shared/notes.md", "x");
+    dir.write("lower/skill.md", skill_md("lower"));
+    let errors = read_skills_folder(&dir.0).unwrap_err();
+    assert_eq!(
+        kinds(&errors),
+        [
+            ErrorKind::SkillMdCase {
+                found: "skill.md".into()
+            },
+            ErrorKind::MissingSkillMd,
+            ErrorKind::MissingSkillMd
+        ]
+    );
+}
+
+#[test]
+fn a_missing_folder_or_a_file_is_an_error() {
+    let dir = Scratch::new("not-a-folder");
+    let file = dir.write("file.txt", "x");
+    assert_eq!(
+        kinds(&read_skills_folder(&file).unwrap_err()),
+        [ErrorKind::NotAFolder]
+    );
+    let missing = read_skills_folder(dir.0.join("nope")).unwrap_err();
+    assert!(matches!(kinds(&missing)[..], [ErrorKind::Io { .. }]));
+}
+
+#[test]
+fn the_file_limit_counts_skill_md() {
+    let dir = Scratch::new("many");
+    dir.write("pdf/SKILL.md", skill_md("pdf"));
+    for at in 0..511 {
+        dir.write(&format!("pdf/f/{at}.txt"), "x");
+    }
+    assert!(
+        read_skills_folder(&dir.0).is_ok(),
+        "512 files with SKILL.md is the limit"
+    );
+    dir.write("pdf/f/one-more.txt", "x");
+    let errors = read_skills_folder(&dir.0).unwrap_err();
+    assert_eq!(
+        kinds(&errors),
+        [ErrorKind::TooManyFiles {
+            count: 513,
+            limit: 512
+        }]
+    );
+}
+
+#[test]
+fn the_size_limit_counts_every_byte() {
+    let dir = Scratch::new("large");
+    let skill_md = skill_md("pdf");
+    dir.write("pdf/SKILL.md", &skill_md);
+    let limit = 16 * 1024 * 1024;
+    dir.write("pdf/assets/big.bin", vec![0_u8; limit - skill_md.len()]);
+    assert!(
+        read_skills_folder(&dir.0).is_ok(),
+        "exactly 16 MiB is allowed"
+    );
+    dir.write("pdf/assets/one.bin", "x");
+    let errors = read_skills_folder(&dir.0).unwrap_err();
+    assert_eq!(
+        kinds(&errors),
+        [ErrorKind::TooLarge {
+            bytes: limit as u64 + 1,
+            limit: limit as u64
+        }]
+    );
+}
+
+#[test]
+fn limits_hold_for_skills_built_in_memory_too() {
+    let files: Vec<SkillFile> = (0..512)
+        .map(|at| SkillFile::new(format!("f/{at}"), "x", false))
+        .collect();
+    let errors = Catalog::new([Skill::new(None, skill_md("pdf")).with_files(files)]).unwrap_err();
+    assert_eq!(
+        kinds(&errors),
+        [ErrorKind::TooManyFiles {
+            count: 513,
+            limit: 512
+        }]
+    );
+}
+
+#[test]
+fn duplicate_and_case_colliding_paths_are_refused() {
+    let files = vec![
+        SkillFile::new("a.md", "1", false),
+        SkillFile::new("a.md", "2", false),
+        SkillFile::new("A.md", "3", false),
+        SkillFile::new("skill.md", "4", false),
+        SkillFile::new("SKILL.md", "5", false),
+    ];
+    let errors = Catalog::new([Skill::new(Some("pdf".into()), skill_md("pdf")).with_files(files)])
+        .unwrap_err();
+    assert_eq!(
+        kinds(&errors),
+        [
+            ErrorKind::DuplicateFile,
+            ErrorKind::CaseCollision {
+                other: "a.md".into()
+            },
+            ErrorKind::CaseCollision {
+                other: "SKILL.md".into()
+            },
+            ErrorKind::FilePath {
+                problem: PathProblem::SkillMd
+            },
+        ]
+    );
+    assert_eq!(errors.as_slice()[1].file(), "pdf/A.md");
+}
