@@ -384,8 +384,8 @@ impl CatalogBuilder {
     pub fn build(&self) -> Result<Catalog, Errors> {
         let mut errors = Vec::new();
         let mut skills = Vec::with_capacity(self.skills.len());
-        for skill in &self.skills {
-            match self.publish(skill) {
+        for (position, skill) in self.skills.iter().enumerate() {
+            match self.publish(skill, position) {
                 Ok(published) => skills.push(published),
                 Err(mut problems) => errors.append(&mut problems),
             }
@@ -400,6 +400,7 @@ impl CatalogBuilder {
                     Some("name"),
                     ErrorKind::DuplicateName {
                         name: name.to_owned(),
+                        other_file: pair[0].file.clone(),
                     },
                 ));
             }
@@ -432,9 +433,13 @@ impl CatalogBuilder {
             .unwrap_or(&skill.skill_md.artifact)
     }
 
-    fn publish(&self, skill: &Skill) -> Result<PublishedSkill, Vec<Error>> {
-        let file = skill.file_label(SKILL_MD);
-        let label = skill.folder_name().unwrap_or("(unnamed)");
+    fn publish(&self, skill: &Skill, position: usize) -> Result<PublishedSkill, Vec<Error>> {
+        let unnamed = format!("#{} (no folder given)", position + 1);
+        let file = match skill.folder() {
+            Some(_) => skill.file_label(SKILL_MD),
+            None => format!("{SKILL_MD} of skill {unnamed}"),
+        };
+        let label = skill.folder_name().unwrap_or(&unnamed);
         let fail = |name: &str, problems: Vec<(Option<String>, ErrorKind)>| {
             problems
                 .into_iter()
@@ -455,7 +460,15 @@ impl CatalogBuilder {
                 let found = validate::describe(&other);
                 return Err(fail(label, vec![(None, ErrorKind::NotAMapping { found })]));
             }
-            Err(message) => return Err(fail(label, vec![(None, ErrorKind::Yaml { message })])),
+            Err(error) => {
+                let kind = ErrorKind::Yaml {
+                    // The block starts on the line after the opening `---`.
+                    line: error.line + 1,
+                    column: error.column,
+                    message: error.message,
+                };
+                return Err(fail(label, vec![(None, kind)]));
+            }
         };
         let name = match json.get("name") {
             Some(Value::String(name)) if !name.is_empty() => name.clone(),

@@ -99,11 +99,13 @@ pub enum ErrorKind {
     )]
     FrontmatterUnclosed,
     /// The frontmatter is not YAML that skillpub accepts.
-    #[error(
-        "the frontmatter is not valid YAML: {message}; quote values that contain `: ` or `#`, and do not use anchors, tags or duplicate keys"
-    )]
+    #[error("the frontmatter is not accepted at line {line}, column {column}: {message}")]
     Yaml {
-        /// The parser's message, with line and column inside the frontmatter.
+        /// The line in the `SKILL.md` (1-based; the opening `---` is line 1).
+        line: u64,
+        /// The column (1-based).
+        column: u64,
+        /// What is wrong and how to fix it.
         message: String,
     },
     /// The frontmatter is YAML, but not a mapping of fields.
@@ -130,14 +132,18 @@ pub enum ErrorKind {
     },
     /// A field that is not in the Agent Skills specification.
     #[error(
-        "is not an Agent Skills field (allowed: name, description, license, compatibility, metadata, allowed-tools); move it under `metadata` or remove it"
+        "is not an Agent Skills field (allowed: {}); move it under `metadata`, remove it, or let the catalog accept it with `CatalogBuilder::allow_unknown_fields`",
+        crate::validate::ALLOWED_FIELDS.join(", ")
     )]
     UnknownField,
     /// The name is empty.
     #[error("must not be empty; use the skill's folder name, such as `pdf-processing`")]
     NameEmpty,
     /// The name is longer than 64 characters.
-    #[error("`{name}` is {length} characters long, over the limit of 64; shorten it")]
+    #[error(
+        "`{name}` is {length} characters long, over the limit of {}; shorten it",
+        crate::validate::MAX_NAME_LENGTH
+    )]
     NameTooLong {
         /// The name.
         name: String,
@@ -277,10 +283,14 @@ pub enum ErrorKind {
     #[error("is not a regular file; remove it from the skill folder")]
     NotARegularFile,
     /// Two skills in one catalog have the same name.
-    #[error("another skill in this catalog is also named `{name}`; skill names must be unique")]
+    #[error(
+        "`{other_file}` is also named `{name}`; skill names must be unique, so rename one (and its folder)"
+    )]
     DuplicateName {
         /// The shared name.
         name: String,
+        /// The file of the other skill with that name.
+        other_file: String,
     },
 }
 
@@ -388,9 +398,11 @@ mod tests {
     says!(
         yaml,
         ErrorKind::Yaml {
+            line: 3,
+            column: 7,
             message: "bad".into()
         },
-        "the frontmatter is not valid YAML: bad; quote values that contain `: ` or `#`, and do not use anchors, tags or duplicate keys"
+        "the frontmatter is not accepted at line 3, column 7: bad"
     );
     says!(
         not_a_mapping,
@@ -416,7 +428,7 @@ mod tests {
     says!(
         unknown_field,
         ErrorKind::UnknownField,
-        "is not an Agent Skills field (allowed: name, description, license, compatibility, metadata, allowed-tools); move it under `metadata` or remove it"
+        "is not an Agent Skills field (allowed: name, description, license, compatibility, metadata, allowed-tools); move it under `metadata`, remove it, or let the catalog accept it with `CatalogBuilder::allow_unknown_fields`"
     );
     says!(
         name_empty,
@@ -489,7 +501,10 @@ mod tests {
     );
     says!(
         duplicate_name,
-        ErrorKind::DuplicateName { name: "a".into() },
-        "another skill in this catalog is also named `a`; skill names must be unique"
+        ErrorKind::DuplicateName {
+            name: "a".into(),
+            other_file: "one/a/SKILL.md".into()
+        },
+        "`one/a/SKILL.md` is also named `a`; skill names must be unique, so rename one (and its folder)"
     );
 }

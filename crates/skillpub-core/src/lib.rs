@@ -23,18 +23,24 @@
 //! # Ok::<(), skillpub_core::Errors>(())
 //! ```
 //!
-//! Embedding a skill folder from the calling crate is one line with [`skill!`]:
+//! Embedding a skill folder's `SKILL.md` from the calling crate is one line with [`skill!`]
+//! (the path is relative to the crate root); a whole folder of skills with supporting files
+//! is embedded by `skillpub-build` from `build.rs` and pulled in with [`include_skills!`]:
 //!
-//! ```ignore
-//! static SCAN_URL: skillpub_core::Skill = skillpub_core::skill!("skills/scan-url");
+//! ```
+//! static GREETING: skillpub_core::Skill = skillpub_core::skill!("tests/fixtures/greeting");
+//! # assert!(skillpub_core::Catalog::new([&GREETING]).is_ok());
 //! ```
 //!
 //! # Rules
 //!
 //! - The frontmatter is the block between a first line `---` and the next line that is
 //!   exactly `---`; a UTF-8 byte order mark and CRLF line endings are accepted.
-//! - It is YAML 1.2 (core schema): `yes`, `on` and `0777` are text. Duplicate keys, anchors,
-//!   aliases, unknown tags and more than one document are errors.
+//! - It is YAML 1.2: only `true` and `false` are booleans, so `yes` and `on` are text. One
+//!   deliberate departure from the 1.2 core schema: numbers written with leading zeros or
+//!   underscores (`0777`, `1_000`) and `.inf` stay text, as written. Keys must be text.
+//!   Duplicate keys, anchors, aliases, unknown tags and more than one document are errors;
+//!   nesting, size and node count are bounded.
 //! - `name`: 1 to 64 characters of ASCII `a-z`, `0-9` and `-`, no hyphen at either end and
 //!   none doubled, equal to the folder name when the folder is known. Non-ASCII letters are
 //!   refused, although skills-ref accepts them: the discovery draft is ASCII only.
@@ -44,6 +50,19 @@
 //! - Any other top-level field is an error unless
 //!   [`CatalogBuilder::allow_unknown_fields`] is set.
 //! - Two skills with one name in one catalog are an error.
+//! - Supporting files: paths relative to the skill folder, `/`-separated, made of ASCII
+//!   letters, digits, `-`, `_`, `.` and `~` (so that they work unchanged as URLs and archive
+//!   entries), no hidden parts, no two differing only in case; at most 512 files and 16 MiB
+//!   per skill, `SKILL.md` included (the SEP-2640 limits).
+//!
+//! # Archives
+//!
+//! A skill with supporting files is listed in the index as `type: "archive"` with its
+//! `.tar.gz` (or its `.zip`, see [`CatalogBuilder::archive_format`]); both are built once, with
+//! the files at the archive root in sorted order, fixed timestamps, owner 0, mode 0644 (0755
+//! for executable files and everything under `scripts/`) and a pinned compressor, so the same
+//! files give the same bytes and digests on every build and machine. Its `SKILL.md` and each
+//! file are also served on their own.
 //!
 //! [Agent Skills specification]: https://agentskills.io/specification
 //! [discovery draft 0.2.0]: https://github.com/cloudflare/agent-skills-discovery-rfc

@@ -136,12 +136,27 @@ fn split_port(authority: &str) -> Option<(&str, Option<u16>)> {
     Some((host, port))
 }
 
+/// A host is an IP address or a DNS name of non-empty labels of letters, digits and inner
+/// hyphens. A name whose last label is numeric must be a full dotted IPv4 address: browsers
+/// read `127.1`, `2130706433` or `0x7f000001` as IPv4 addresses too, so accepting them as
+/// names would let a loopback address through.
 fn is_host(host: &str) -> bool {
-    !host.is_empty()
-        && (host.parse::<IpAddr>().is_ok()
-            || host
+    if host.parse::<IpAddr>().is_ok() {
+        return true;
+    }
+    let labels: Vec<&str> = host.split('.').collect();
+    let is_label = |label: &&str| {
+        !label.is_empty()
+            && label.len() <= 63
+            && !label.starts_with('-')
+            && !label.ends_with('-')
+            && label
                 .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.'))
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+    };
+    let last = labels.last().copied().unwrap_or_default();
+    let numeric = last.bytes().all(|b| b.is_ascii_digit()) || last.starts_with("0x");
+    labels.iter().all(is_label) && !numeric
 }
 
 /// Whether `host` names this machine or a private network rather than a public site.
@@ -166,7 +181,10 @@ pub fn is_local_host(host: &str) -> bool {
     }
     match host.parse::<IpAddr>() {
         Ok(IpAddr::V4(ip)) => {
-            ip.is_loopback() || ip.is_unspecified() || ip.is_private() || ip.is_link_local()
+            let [first, second, ..] = ip.octets();
+            let this_network = first == 0;
+            let shared = first == 100 && second & 0xc0 == 64;
+            ip.is_loopback() || ip.is_private() || ip.is_link_local() || this_network || shared
         }
         Ok(IpAddr::V6(ip)) => {
             ip.is_loopback()
@@ -174,7 +192,7 @@ pub fn is_local_host(host: &str) -> bool {
                 || ip.is_unique_local()
                 || ip.is_unicast_link_local()
                 || ip
-                    .to_ipv4_mapped()
+                    .to_ipv4()
                     .is_some_and(|v4| is_local_host(&v4.to_string()))
         }
         Err(_) => false,
@@ -292,5 +310,43 @@ mod tests {
         space_in_host,
         "https://exa mple.com",
         OriginError::Malformed(_)
+    );
+
+    accepts!(
+        hyphenated_subdomain,
+        "https://my-site.example.co.uk",
+        "https://my-site.example.co.uk"
+    );
+    accepts!(
+        digits_in_a_name,
+        "https://123.example.com",
+        "https://123.example.com"
+    );
+    refuses!(short_ipv4, "http://127.1", OriginError::Malformed(_));
+    refuses!(decimal_ipv4, "http://2130706433", OriginError::Malformed(_));
+    refuses!(hex_ipv4, "http://0x7f000001", OriginError::Malformed(_));
+    refuses!(zero_host, "http://0", OriginError::Malformed(_));
+    refuses!(dot_host, "https://.", OriginError::Malformed(_));
+    refuses!(hyphen_host, "https://-", OriginError::Malformed(_));
+    refuses!(empty_label, "https://a..com", OriginError::Malformed(_));
+    refuses!(
+        ipv4_compatible_loopback,
+        "http://[::127.0.0.1]",
+        OriginError::NotPublic { .. }
+    );
+    refuses!(
+        ipv4_mapped_private,
+        "http://[::ffff:192.168.0.1]",
+        OriginError::NotPublic { .. }
+    );
+    refuses!(
+        this_network,
+        "http://0.1.2.3",
+        OriginError::NotPublic { .. }
+    );
+    refuses!(
+        shared_address_space,
+        "http://100.64.0.1",
+        OriginError::NotPublic { .. }
     );
 }

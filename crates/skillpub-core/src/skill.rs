@@ -89,11 +89,15 @@ impl Skill {
         self.folder.as_deref()
     }
 
-    /// The last component of the folder: what the skill's `name` must be.
+    /// The last component of the folder: what the skill's `name` must be. `None` when no
+    /// folder, or an empty one, was given.
     #[must_use]
     pub fn folder_name(&self) -> Option<&str> {
         let folder = self.folder()?.trim_end_matches(['/', '\\']);
-        folder.rsplit(['/', '\\']).next()
+        folder
+            .rsplit(['/', '\\'])
+            .next()
+            .filter(|name| !name.is_empty())
     }
 
     /// The exact bytes of the `SKILL.md`.
@@ -140,8 +144,13 @@ impl fmt::Debug for Skill {
 ///
 /// # Example
 ///
-/// ```ignore
-/// static SCAN_URL: skillpub::Skill = skillpub::skill!("skills/scan-url");
+/// ```
+/// static GREETING: skillpub_core::Skill = skillpub_core::skill!("tests/fixtures/greeting");
+///
+/// assert_eq!(GREETING.folder_name(), Some("greeting"));
+/// let catalog = skillpub_core::Catalog::new([&GREETING])?;
+/// assert!(catalog.get("greeting").is_some());
+/// # Ok::<(), skillpub_core::Errors>(())
 /// ```
 #[macro_export]
 macro_rules! skill {
@@ -190,6 +199,8 @@ mod tests {
         assert_eq!(Skill::from_static_in("pdf/", "").folder_name(), Some("pdf"));
         assert_eq!(Skill::from_static_in("pdf", "").folder_name(), Some("pdf"));
         assert_eq!(Skill::from_static("").folder_name(), None);
+        assert_eq!(Skill::from_static_in("/", "").folder_name(), None);
+        assert_eq!(Skill::from_static_in("", "").folder_name(), None);
     }
 
     #[test]

@@ -28,6 +28,9 @@ pub const ALLOWED_FIELDS: [&str; 6] = [
     "allowed-tools",
 ];
 
+/// What a `description` must say, for the empty-description message.
+const DESCRIPTION_WHAT: &str = "what the skill does and when to use it";
+
 const STRING_HINT: &str = "write it as text, in quotes if it could be read as a number or boolean";
 
 /// A field name (`None` for the frontmatter as a whole) and what is wrong with it.
@@ -140,7 +143,7 @@ pub(crate) fn frontmatter(
         check_text(
             description,
             MAX_DESCRIPTION_LENGTH,
-            "what the skill does and when to use it",
+            DESCRIPTION_WHAT,
             |kind| report("description", kind),
         );
     }
@@ -183,6 +186,15 @@ fn required_string<'a>(
         }
         Some(Value::Null) if field == "name" => {
             report(field, ErrorKind::NameEmpty);
+            None
+        }
+        Some(Value::Null) => {
+            report(
+                field,
+                ErrorKind::TextEmpty {
+                    what: DESCRIPTION_WHAT,
+                },
+            );
             None
         }
         Some(_) => optional_string(json, field, report),

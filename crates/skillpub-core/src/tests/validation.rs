@@ -250,7 +250,7 @@ invalid!(
     empty_description,
     None,
     "name: a\ndescription:",
-    [(DESCRIPTION, ErrorKind::WrongType { found: "empty", .. })]
+    [(DESCRIPTION, ErrorKind::TextEmpty { .. })]
 );
 invalid!(
     blank_description,
@@ -472,12 +472,35 @@ fn every_skill_is_reported_not_just_the_first() {
 }
 
 #[test]
-fn duplicate_names_are_an_error() {
+fn duplicate_names_are_an_error_naming_both_files() {
     let text = "---\nname: a\ndescription: d\n---\n";
-    let errors = Catalog::new([Skill::from_static(text), Skill::from_static(text)]).unwrap_err();
-    assert!(
-        matches!(errors.as_slice(), [e] if matches!(e.kind(), ErrorKind::DuplicateName { name } if name == "a"))
+    let errors = Catalog::new([
+        Skill::from_static_in("one/a", text),
+        Skill::from_static_in("two/a", text),
+    ])
+    .unwrap_err();
+    assert_eq!(errors.len(), 1);
+    let error = &errors.as_slice()[0];
+    assert_eq!(error.file(), "two/a/SKILL.md");
+    assert_eq!(
+        error.kind(),
+        &ErrorKind::DuplicateName {
+            name: "a".into(),
+            other_file: "one/a/SKILL.md".into()
+        }
     );
+}
+
+#[test]
+fn skills_without_a_folder_are_told_apart_by_position() {
+    let errors = Catalog::new([
+        Skill::from_static("---\nname: fine\ndescription: d\n---\n"),
+        Skill::from_static("no frontmatter"),
+    ])
+    .unwrap_err();
+    let error = &errors.as_slice()[0];
+    assert_eq!(error.skill(), "#2 (no folder given)");
+    assert_eq!(error.file(), "SKILL.md of skill #2 (no folder given)");
 }
 
 #[test]
@@ -523,5 +546,5 @@ fn a_skill_without_frontmatter_is_named_by_its_folder() {
 fn yaml_errors_carry_the_parser_position() {
     let errors = build(None, skill_md("name: a\ndescription: Use this: now")).unwrap_err();
     let message = errors.as_slice()[0].to_string();
-    assert!(message.contains("line 2"), "{message}");
+    assert!(message.contains("at line 3, column 22"), "{message}");
 }
