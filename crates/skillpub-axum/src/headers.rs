@@ -1,39 +1,40 @@
-//! The HTTP policy, all of it: content types, caching, validators, CORS and error bodies.
+//! The HTTP policy, all of it: content types, caching, validators, conditional requests, CORS
+//! and error bodies.
 //!
-//! Every header value is built here once, when the router is built; requests only copy them.
+//! Every answer is prepared here once, when the router is built; a request only picks one.
 
 use bytes::Bytes;
 use http::header::{
     ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
     ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE, ALLOW, CACHE_CONTROL, CONTENT_LENGTH,
-    CONTENT_TYPE, ETAG, HeaderName, X_CONTENT_TYPE_OPTIONS,
+    CONTENT_TYPE, ETAG, HeaderName, IF_MATCH, IF_NONE_MATCH, X_CONTENT_TYPE_OPTIONS,
 };
 use http::{HeaderMap, HeaderValue, StatusCode};
 use skillpub_core::Digest;
 
-/// `Content-Type` of error bodies.
-const JSON: HeaderValue = HeaderValue::from_static(skillpub_core::JSON);
-
-/// Default `Cache-Control` of `200` and `304` answers.
+/// Default `Cache-Control` of `200`, `304` and preflight answers.
 ///
-/// Five minutes bounds how long a cached index and a cached `SKILL.md` can disagree after a
+/// Five minutes bounds how long a cached index and a cached artifact can disagree after a
 /// deploy: a client that holds an old index and fetches a new `SKILL.md` (or the reverse)
 /// sees a digest mismatch and drops the skill until both expire.
 pub const DEFAULT_CACHE_CONTROL: HeaderValue = HeaderValue::from_static("public, max-age=300");
 
-/// Default `Cache-Control` of `404` and `405` answers: short, so that a skill added by a
-/// deploy is not hidden behind a cached `404`.
+/// Default `Cache-Control` of `404`, `405` and `412` answers: short, so that a skill added by
+/// a deploy is not hidden behind a cached `404`.
 pub const DEFAULT_ERROR_CACHE_CONTROL: HeaderValue = HeaderValue::from_static("public, max-age=10");
 
 /// Default `Access-Control-Max-Age` of preflight answers, in seconds (one day).
 pub const DEFAULT_CORS_MAX_AGE: u32 = 86_400;
 
-/// The methods every route answers, as the `Allow` and `Access-Control-Allow-Methods` value.
-pub const ALLOWED_METHODS: HeaderValue = HeaderValue::from_static("GET, HEAD, OPTIONS");
+const METHODS: &str = "GET, HEAD, OPTIONS";
 
+/// The methods every route answers, as the `Allow` and `Access-Control-Allow-Methods` value.
+pub const ALLOWED_METHODS: HeaderValue = HeaderValue::from_static(METHODS);
+
+const JSON: HeaderValue = HeaderValue::from_static(skillpub_core::JSON);
 const ANY_ORIGIN: HeaderValue = HeaderValue::from_static("*");
 const EXPOSED: HeaderValue = HeaderValue::from_static("ETag");
-const REQUEST_HEADERS: HeaderValue = HeaderValue::from_static("If-None-Match");
+const REQUEST_HEADERS: HeaderValue = HeaderValue::from_static("If-None-Match, If-Match");
 const NOSNIFF: HeaderValue = HeaderValue::from_static("nosniff");
 
 /// The header policy's settings; see [`RouterBuilder`](crate::RouterBuilder) for each.
@@ -62,57 +63,106 @@ pub(crate) struct Prepared {
     pub(crate) body: Bytes,
 }
 
+/// The answers that do not depend on the artifact.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) not_found: Prepared,
+    pub(crate) method_not_allowed: Prepared,
+    pub(crate) precondition_failed: Prepared,
+    pub(crate) preflight: Prepared,
+}
+
 /// The prepared answers for one published artifact.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct Resource {
     /// The quoted strong entity tag, `"sha256:<hex>"`.
-    etag: HeaderValue,
+    etag: Bytes,
     pub(crate) ok: Prepared,
     pub(crate) not_modified: Prepared,
-    pub(crate) preflight: Prepared,
-    pub(crate) method_not_allowed: Prepared,
+}
+
+/// What the conditional headers of a `GET` or `HEAD` ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Condition {
+    /// Send the artifact.
+    Send,
+    /// `If-None-Match` matched: `304`.
+    NotModified,
+    /// `If-Match` did not match: `412`.
+    Failed,
 }
 
 impl Resource {
-    /// Whether any `If-None-Match` value matches this resource (weak comparison, `*` matches).
-    pub(crate) fn matches_if_none_match(&self, request: &HeaderMap) -> bool {
-        let ours = opaque_tag(self.etag.as_bytes());
-        request
-            .get_all(http::header::IF_NONE_MATCH)
-            .iter()
-            .flat_map(|value| value.as_bytes().split(|b| *b == b','))
-            .map(|tag| tag.trim_ascii())
-            .any(|tag| tag == b"*" || opaque_tag(tag) == ours)
+    /// Evaluates `If-Match` (strong comparison), then `If-None-Match` (weak comparison), in
+    /// the order of RFC 9110, 13.2.2.
+    pub(crate) fn condition(&self, request: &HeaderMap) -> Condition {
+        if request.contains_key(IF_MATCH) && !lists(request, IF_MATCH, &self.etag, false) {
+            Condition::Failed
+        } else if request.contains_key(IF_NONE_MATCH)
+            && lists(request, IF_NONE_MATCH, &self.etag, true)
+        {
+            Condition::NotModified
+        } else {
+            Condition::Send
+        }
     }
 }
 
-/// Strips the weak prefix `W/`: `If-None-Match` uses the weak comparison (RFC 9110, 13.1.2).
-fn opaque_tag(tag: &[u8]) -> &[u8] {
-    tag.strip_prefix(b"W/").unwrap_or(tag)
+/// Whether the `name` fields are `*` or list `etag`. With `weak`, `W/"x"` matches `"x"`;
+/// without, weak tags never match. A malformed list matches nothing.
+fn lists(request: &HeaderMap, name: HeaderName, etag: &[u8], weak: bool) -> bool {
+    request.get_all(name).iter().any(|value| {
+        let mut rest = value.as_bytes().trim_ascii();
+        if rest == b"*" {
+            return true;
+        }
+        loop {
+            rest = rest.trim_ascii_start();
+            while let Some(after) = rest.strip_prefix(b",") {
+                rest = after.trim_ascii_start();
+            }
+            if rest.is_empty() {
+                return false;
+            }
+            let is_weak = rest.starts_with(b"W/");
+            if is_weak {
+                rest = &rest[2..];
+            }
+            // An entity tag is a quoted string without inner quotes; it may hold `,` or `*`.
+            let Some(after_quote) = rest.strip_prefix(b"\"") else {
+                return false;
+            };
+            let Some(end) = after_quote.iter().position(|b| *b == b'"') else {
+                return false;
+            };
+            let tag = &rest[..end + 2];
+            if tag == etag && (weak || !is_weak) {
+                return true;
+            }
+            rest = &rest[end + 2..];
+        }
+    })
 }
 
 impl Policy {
-    /// Prepares every answer for an artifact served with `content_type`.
+    /// Prepares the answers for an artifact served with `content_type`.
     pub(crate) fn resource(
         &self,
         content_type: HeaderValue,
         body: Bytes,
         digest: Digest,
     ) -> Resource {
-        let etag =
-            HeaderValue::try_from(format!("\"{digest}\"")).expect("a digest is printable ASCII");
-        let length = HeaderValue::from(body.len());
-
+        let etag = Bytes::from(format!("\"{digest}\""));
         let mut validators = self.common(&self.cache_control);
-        validators.insert(ETAG, etag.clone());
+        validators.insert(
+            ETAG,
+            HeaderValue::from_maybe_shared(etag.clone())
+                .expect("a quoted digest is a valid header value"),
+        );
 
         let mut ok = validators.clone();
         ok.insert(CONTENT_TYPE, content_type);
-        ok.insert(CONTENT_LENGTH, length);
-
-        // No Content-Length on a 304: hyper drops it from the answer to GET but keeps it on
-        // HEAD, so sending it would break GET/HEAD parity.
-        let not_modified = validators;
+        ok.insert(CONTENT_LENGTH, HeaderValue::from(body.len()));
 
         Resource {
             etag,
@@ -121,13 +171,23 @@ impl Policy {
                 headers: ok,
                 body,
             },
+            // No Content-Length on a 304: hyper drops it from the answer to GET but keeps it
+            // on HEAD, so sending it would break GET/HEAD parity.
             not_modified: Prepared {
                 status: StatusCode::NOT_MODIFIED,
-                headers: not_modified,
+                headers: validators,
                 body: Bytes::new(),
             },
-            preflight: self.preflight(),
+        }
+    }
+
+    /// Prepares the answers that every path shares.
+    pub(crate) fn shared(&self) -> Shared {
+        Shared {
+            not_found: self.error(Rejection::NotFound),
             method_not_allowed: self.error(Rejection::MethodNotAllowed),
+            precondition_failed: self.error(Rejection::PreconditionFailed),
+            preflight: self.preflight(),
         }
     }
 
@@ -146,8 +206,8 @@ impl Policy {
     }
 
     /// The answer for a rejection: its status, a small JSON body and short-lived caching.
-    pub(crate) fn error(&self, rejection: Rejection) -> Prepared {
-        let body = Bytes::from_static(rejection.body_text().as_bytes());
+    fn error(&self, rejection: Rejection) -> Prepared {
+        let body = Bytes::from(rejection.body_text());
         let mut headers = self.common(&self.error_cache_control);
         headers.insert(CONTENT_TYPE, JSON);
         headers.insert(CONTENT_LENGTH, HeaderValue::from(body.len()));
@@ -183,8 +243,7 @@ impl Policy {
 /// use skillpub_axum::Rejection;
 ///
 /// assert_eq!(Rejection::NotFound.status(), http::StatusCode::NOT_FOUND);
-/// let body: &str = Rejection::NotFound.body_text();
-/// assert!(body.starts_with(r#"{"error":"not_found""#));
+/// assert!(Rejection::NotFound.body_text().starts_with(r#"{"error":"not_found""#));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -193,6 +252,8 @@ pub enum Rejection {
     NotFound,
     /// The path exists, but only `GET`, `HEAD` and `OPTIONS` are answered.
     MethodNotAllowed,
+    /// `If-Match` names none of the artifact's entity tags.
+    PreconditionFailed,
 }
 
 impl Rejection {
@@ -202,23 +263,24 @@ impl Rejection {
         match self {
             Self::NotFound => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::PreconditionFailed => StatusCode::PRECONDITION_FAILED,
         }
     }
 
-    /// The JSON body.
+    /// The JSON body, one line.
     #[must_use]
-    pub fn body_text(self) -> &'static str {
-        match self {
-            Self::NotFound => concat!(
-                r#"{"error":"not_found","message":"No skill or file is published at this path; "#,
-                r#"index.json in this folder lists every skill."}"#,
-                "\n"
+    pub fn body_text(self) -> String {
+        let (code, message) = match self {
+            Self::NotFound => (
+                "not_found",
+                "No skill or file is published at this path; index.json in this folder lists every skill.",
             ),
-            Self::MethodNotAllowed => concat!(
-                r#"{"error":"method_not_allowed","message":"Skills are read-only: use GET, HEAD "#,
-                r#"or OPTIONS.","allow":"GET, HEAD, OPTIONS"}"#,
-                "\n"
+            Self::MethodNotAllowed => ("method_not_allowed", "Skills are read-only."),
+            Self::PreconditionFailed => (
+                "precondition_failed",
+                "If-Match names none of this file's entity tags; fetch it again.",
             ),
-        }
+        };
+        format!("{{\"error\":\"{code}\",\"message\":\"{message}\",\"allow\":\"{METHODS}\"}}\n")
     }
 }

@@ -1,7 +1,9 @@
 //! Serve a [`skillpub_core::Catalog`] at `/.well-known/agent-skills/` from axum.
 //!
-//! [`router`] returns a `Router<S>` for any state `S`, to `merge` into an existing app. It
-//! answers from bytes and headers prepared when it is built; a request costs one lookup.
+//! [`router`] returns a `Router<S>` for any state `S`, to `merge` into an existing app. It has
+//! one route per published path, each holding answers prepared when the router is built: a
+//! request costs the route match, a look at `If-Match`/`If-None-Match`, and a copy of a
+//! prepared header map (reference-counted values; nothing is parsed, hashed or formatted).
 //!
 //! # Example
 //!
@@ -28,10 +30,12 @@
 //! | `GET`/`HEAD` `{name}/SKILL.md` | 200 | `Content-Type: text/markdown; charset=utf-8`, `Content-Length`, `ETag` |
 //! | `GET`/`HEAD` `{name}/{path}` (supporting files) | 200 | `Content-Type` by extension ([`skillpub_core::media_type`]), `Content-Length`, `ETag` |
 //! | `GET`/`HEAD` `{name}.tar.gz`, `{name}.zip` | 200 | `Content-Type: application/gzip` or `application/zip`, `Content-Length`, `ETag` |
-//! | `If-None-Match` matches | 304 | `ETag` (no body, no `Content-Length`) |
-//! | `OPTIONS` | 204 | `Allow`, `Access-Control-Allow-Methods: GET, HEAD, OPTIONS`, `Access-Control-Allow-Headers: If-None-Match`, `Access-Control-Max-Age` |
-//! | unknown path (also wrong case, trailing slash, `..`, `%2e%2e`) | 404 | small JSON body |
-//! | other method | 405 | `Allow: GET, HEAD, OPTIONS`, small JSON body |
+//! | `If-None-Match` lists the `ETag` (weak comparison) or is `*` | 304 | `ETag` (no body, no `Content-Length`) |
+//! | `If-Match` lists no `ETag` (strong comparison) and is not `*` | 412 | small JSON body |
+//! | `OPTIONS` on any path under the folder (CORS preflight) | 204 | `Allow`, `Access-Control-Allow-Methods: GET, HEAD, OPTIONS`, `Access-Control-Allow-Headers: If-None-Match, If-Match`, `Access-Control-Max-Age` |
+//! | `GET`/`HEAD` of anything not published byte for byte (unknown skill or file, wrong case, trailing slash, `..`, `%2e%2e`) | 404 | small JSON body |
+//! | any other method on a published path | 405 | `Allow: GET, HEAD, OPTIONS`, small JSON body |
+//! | any other method on an unpublished path | 404 | small JSON body |
 //!
 //! Common to every answer: `Cache-Control` (configurable, separately for errors),
 //! `Access-Control-Allow-Origin: *`, `Access-Control-Expose-Headers: ETag` and

@@ -1,6 +1,5 @@
 //! The router for `/.well-known/agent-skills/`: one prepared answer per path and method.
 
-use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::{Ready, ready};
 use std::pin::Pin;
@@ -14,7 +13,7 @@ use http::{HeaderValue, Method, Request, Response};
 use http_body::Frame;
 use skillpub_core::{Catalog, WELL_KNOWN_PATH};
 
-use crate::headers::{Policy, Prepared, Rejection, Resource};
+use crate::headers::{Condition, Policy, Prepared, Resource, Shared};
 
 /// A `Router` that serves a catalog at `/.well-known/agent-skills/`, with the default policy.
 ///
@@ -118,60 +117,37 @@ impl RouterBuilder {
     where
         S: Clone + Send + Sync + 'static,
     {
-        let service = WellKnown(Arc::new(Routes::new(&self.catalog, &self.policy)));
+        let shared = Arc::new(self.policy.shared());
+        let mut router = Router::new();
+        for artifact in self.catalog.artifacts() {
+            let content_type = HeaderValue::from_static(artifact.media_type());
+            let resource =
+                self.policy
+                    .resource(content_type, artifact.bytes().clone(), artifact.digest());
+            let service = Published {
+                resource: Arc::new(resource),
+                shared: Arc::clone(&shared),
+            };
+            router = router.route_service(artifact.path(), service);
+        }
+        // Everything else under the folder: 404, or a preflight answer.
+        let unpublished = Unpublished(shared);
         let folder = WELL_KNOWN_PATH.trim_end_matches('/');
-        Router::new()
-            .route_service(folder, service.clone())
-            .route_service(WELL_KNOWN_PATH, service.clone())
-            .route_service(&format!("{WELL_KNOWN_PATH}{{*path}}"), service)
+        router
+            .route_service(folder, unpublished.clone())
+            .route_service(WELL_KNOWN_PATH, unpublished.clone())
+            .route_service(&format!("{WELL_KNOWN_PATH}{{*path}}"), unpublished)
     }
 }
 
-/// Every published path with its prepared answers, and the answer for everything else.
-#[derive(Debug)]
-struct Routes {
-    resources: HashMap<String, Resource>,
-    not_found: Prepared,
-}
-
-impl Routes {
-    fn new(catalog: &Catalog, policy: &Policy) -> Self {
-        let resources = catalog
-            .artifacts()
-            .map(|artifact| {
-                let content_type = HeaderValue::from_static(artifact.media_type());
-                let bytes = artifact.bytes().clone();
-                let resource = policy.resource(content_type, bytes, artifact.digest());
-                (artifact.path().to_owned(), resource)
-            })
-            .collect();
-        Self {
-            resources,
-            not_found: policy.error(Rejection::NotFound),
-        }
-    }
-
-    /// Picks the prepared answer: exact path match, then method, then `If-None-Match`.
-    fn answer<B>(&self, request: &Request<B>) -> &Prepared {
-        let Some(resource) = self.resources.get(request.uri().path()) else {
-            return &self.not_found;
-        };
-        match *request.method() {
-            Method::GET | Method::HEAD if resource.matches_if_none_match(request.headers()) => {
-                &resource.not_modified
-            }
-            Method::GET | Method::HEAD => &resource.ok,
-            Method::OPTIONS => &resource.preflight,
-            _ => &resource.method_not_allowed,
-        }
-    }
-}
-
-/// The tower service behind every route of the router.
+/// The service of one published path.
 #[derive(Debug, Clone)]
-struct WellKnown(Arc<Routes>);
+struct Published {
+    resource: Arc<Resource>,
+    shared: Arc<Shared>,
+}
 
-impl<B> tower::Service<Request<B>> for WellKnown {
+impl<B> tower::Service<Request<B>> for Published {
     type Response = Response<Body>;
     type Error = Infallible;
     type Future = Ready<Result<Response<Body>, Infallible>>;
@@ -181,19 +157,57 @@ impl<B> tower::Service<Request<B>> for WellKnown {
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let prepared = self.0.answer(&request);
-        let body = if prepared.body.is_empty() {
-            Body::new(Bodiless)
-        } else if request.method() == Method::HEAD {
-            Body::empty()
-        } else {
-            Body::from(prepared.body.clone())
+        let prepared = match *request.method() {
+            Method::GET | Method::HEAD => match self.resource.condition(request.headers()) {
+                Condition::Send => &self.resource.ok,
+                Condition::NotModified => &self.resource.not_modified,
+                Condition::Failed => &self.shared.precondition_failed,
+            },
+            Method::OPTIONS => &self.shared.preflight,
+            _ => &self.shared.method_not_allowed,
         };
-        let mut response = Response::new(body);
-        *response.status_mut() = prepared.status;
-        *response.headers_mut() = prepared.headers.clone();
-        ready(Ok(response))
+        ready(Ok(respond(prepared, request.method())))
     }
+}
+
+/// The service of every other path under the folder.
+#[derive(Debug, Clone)]
+struct Unpublished(Arc<Shared>);
+
+impl<B> tower::Service<Request<B>> for Unpublished {
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = Ready<Result<Response<Body>, Infallible>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        // A preflight asks whether the method is allowed, not whether the path exists; the
+        // request that follows it gets the 404, readable by the page thanks to CORS.
+        let prepared = match *request.method() {
+            Method::OPTIONS => &self.0.preflight,
+            _ => &self.0.not_found,
+        };
+        ready(Ok(respond(prepared, request.method())))
+    }
+}
+
+/// Copies a prepared answer into a response: the status, the header map (reference-counted
+/// values) and, except for `HEAD`, the body.
+fn respond(prepared: &Prepared, method: &Method) -> Response<Body> {
+    let body = if prepared.body.is_empty() {
+        Body::new(Bodiless)
+    } else if method == Method::HEAD {
+        Body::empty()
+    } else {
+        Body::from(prepared.body.clone())
+    };
+    let mut response = Response::new(body);
+    *response.status_mut() = prepared.status;
+    *response.headers_mut() = prepared.headers.clone();
+    response
 }
 
 /// The body of a `304` or `204`: empty, and without a known length, so that no layer adds the

@@ -9,7 +9,7 @@ use http::header::{
 };
 use http::{HeaderMap, HeaderValue, Method, Request, StatusCode};
 use http_body_util::BodyExt;
-use skillpub_core::{Catalog, Digest, Skill};
+use skillpub_core::{ArchiveFormat, Catalog, Digest, Skill, SkillFile};
 use tower::ServiceExt;
 
 use crate::{RouterBuilder, router};
@@ -20,8 +20,20 @@ const FAREWELL: &str = "---\nname: farewell\ndescription: Says goodbye.\n---\nSa
 const INDEX: &str = "/.well-known/agent-skills/index.json";
 const SKILL: &str = "/.well-known/agent-skills/greeting/SKILL.md";
 
+const PDF: &str = "---\nname: pdf\ndescription: Reads PDF files.\n---\nSee references/forms.md.\n";
+
 fn catalog() -> Catalog {
-    Catalog::new([Skill::from_static(GREETING), Skill::from_static(FAREWELL)]).unwrap()
+    let pdf = Skill::new(None, PDF).with_files(vec![
+        SkillFile::new("references/forms.md", "# Forms\n", false),
+        SkillFile::new("scripts/fill.py", "print('fill')\n", false),
+        SkillFile::new("assets/logo.png", &b"\x89PNG\r\n"[..], false),
+    ]);
+    Catalog::new([
+        Skill::from_static(GREETING),
+        Skill::from_static(FAREWELL),
+        pdf,
+    ])
+    .unwrap()
 }
 
 fn app() -> Router {
@@ -286,4 +298,190 @@ async fn paths_outside_the_folder_are_left_to_the_app() {
     let elsewhere = send(app, Method::GET, "/.well-known/other", &[]).await;
     assert_eq!(elsewhere.status, StatusCode::NOT_FOUND);
     assert!(!elsewhere.headers.contains_key(ACCESS_CONTROL_ALLOW_ORIGIN));
+}
+
+#[tokio::test]
+async fn supporting_files_and_archives_are_served_with_their_types() {
+    let catalog = catalog();
+    let pdf = catalog.get("pdf").unwrap();
+    let cases = [
+        (
+            "/.well-known/agent-skills/pdf/SKILL.md",
+            "text/markdown; charset=utf-8",
+            pdf.skill_md().bytes().clone(),
+        ),
+        (
+            "/.well-known/agent-skills/pdf/references/forms.md",
+            "text/markdown; charset=utf-8",
+            "# Forms\n".into(),
+        ),
+        (
+            "/.well-known/agent-skills/pdf/scripts/fill.py",
+            "text/plain; charset=utf-8",
+            "print('fill')\n".into(),
+        ),
+        (
+            "/.well-known/agent-skills/pdf/assets/logo.png",
+            "image/png",
+            b"\x89PNG\r\n"[..].into(),
+        ),
+        (
+            "/.well-known/agent-skills/pdf.tar.gz",
+            "application/gzip",
+            pdf.archive(ArchiveFormat::TarGz).unwrap().bytes().clone(),
+        ),
+        (
+            "/.well-known/agent-skills/pdf.zip",
+            "application/zip",
+            pdf.archive(ArchiveFormat::Zip).unwrap().bytes().clone(),
+        ),
+    ];
+    for (path, content_type, bytes) in cases {
+        let answer = get_and_head(path, &[]).await;
+        assert_eq!(answer.status, StatusCode::OK, "{path}");
+        assert_eq!(header(&answer, CONTENT_TYPE), content_type, "{path}");
+        assert_eq!(answer.body, bytes.as_ref(), "{path}");
+        assert_eq!(header(&answer, ETAG), format!("\"{}\"", Digest::of(&bytes)));
+        assert!(
+            !answer.headers.contains_key(http::header::CONTENT_ENCODING),
+            "{path}"
+        );
+        assert_common_headers(&answer);
+
+        let etag = header(&answer, ETAG).to_owned();
+        let revalidated = get_and_head(path, &[("if-none-match", &etag)]).await;
+        assert_eq!(revalidated.status, StatusCode::NOT_MODIFIED, "{path}");
+        let post = send(app(), Method::POST, path, &[]).await;
+        assert_eq!(post.status, StatusCode::METHOD_NOT_ALLOWED, "{path}");
+    }
+}
+
+not_found! {
+    folder_of_files_is_404: "/.well-known/agent-skills/pdf/references",
+    folder_of_files_with_slash_is_404: "/.well-known/agent-skills/pdf/references/",
+    wrong_case_file_in_folder_is_404: "/.well-known/agent-skills/pdf/References/forms.md",
+    archive_with_slash_is_404: "/.well-known/agent-skills/pdf.tar.gz/",
+    archive_wrong_case_is_404: "/.well-known/agent-skills/pdf.TAR.GZ",
+    archive_of_a_single_file_skill_is_404: "/.well-known/agent-skills/greeting.tar.gz",
+    archive_other_suffix_is_404: "/.well-known/agent-skills/pdf.tgz",
+    file_under_archive_name_is_404: "/.well-known/agent-skills/pdf.zip/SKILL.md",
+    encoded_file_path_is_404: "/.well-known/agent-skills/pdf/references%2Fforms.md",
+    traversal_into_another_skill_is_404: "/.well-known/agent-skills/pdf/../greeting/SKILL.md",
+}
+
+#[tokio::test]
+async fn preflight_allows_the_conditional_headers() {
+    let answer = send(app(), Method::OPTIONS, SKILL, &[]).await;
+    let allowed = header(&answer, http::header::ACCESS_CONTROL_ALLOW_HEADERS);
+    assert_eq!(allowed, "If-None-Match, If-Match");
+}
+
+#[tokio::test]
+async fn preflight_to_an_unpublished_path_is_answered_so_the_404_can_be_read() {
+    let answer = send(
+        app(),
+        Method::OPTIONS,
+        "/.well-known/agent-skills/nope/SKILL.md",
+        &[],
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::NO_CONTENT);
+    assert_eq!(
+        header(&answer, ACCESS_CONTROL_ALLOW_METHODS),
+        "GET, HEAD, OPTIONS"
+    );
+    assert_common_headers(&answer);
+}
+
+#[tokio::test]
+async fn other_methods_on_an_unpublished_path_are_404() {
+    let answer = send(
+        app(),
+        Method::POST,
+        "/.well-known/agent-skills/nope/SKILL.md",
+        &[],
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::NOT_FOUND);
+    assert_common_headers(&answer);
+}
+
+#[tokio::test]
+async fn a_304_has_no_content_length_or_type() {
+    let etag = header(&get(SKILL).await, ETAG).to_owned();
+    let answer = get_and_head(SKILL, &[("if-none-match", &etag)]).await;
+    assert_eq!(answer.status, StatusCode::NOT_MODIFIED);
+    assert!(!answer.headers.contains_key(CONTENT_LENGTH));
+    assert!(!answer.headers.contains_key(CONTENT_TYPE));
+}
+
+#[tokio::test]
+async fn if_none_match_does_not_turn_errors_into_304() {
+    let missing = get_and_head(
+        "/.well-known/agent-skills/nope/SKILL.md",
+        &[("if-none-match", "*")],
+    )
+    .await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    let post = send(app(), Method::POST, SKILL, &[("if-none-match", "*")]).await;
+    assert_eq!(post.status, StatusCode::METHOD_NOT_ALLOWED);
+}
+
+#[tokio::test]
+async fn a_comma_or_star_inside_a_quoted_tag_is_part_of_the_tag() {
+    for value in ["\"a,*,b\"", "\"*\"", "\"x\", \"*\""] {
+        let answer = get_and_head(SKILL, &[("if-none-match", value)]).await;
+        assert_eq!(answer.status, StatusCode::OK, "{value}");
+    }
+}
+
+#[tokio::test]
+async fn if_match_is_evaluated_with_strong_comparison() {
+    let etag = header(&get(SKILL).await, ETAG).to_owned();
+    let weak = format!("W/{etag}");
+    let listed = format!("\"other\", {etag}");
+    for (value, status) in [
+        (etag.as_str(), StatusCode::OK),
+        (listed.as_str(), StatusCode::OK),
+        ("*", StatusCode::OK),
+        (weak.as_str(), StatusCode::PRECONDITION_FAILED),
+        ("\"other\"", StatusCode::PRECONDITION_FAILED),
+        ("garbage", StatusCode::PRECONDITION_FAILED),
+    ] {
+        let answer = get_and_head(SKILL, &[("if-match", value)]).await;
+        assert_eq!(answer.status, status, "If-Match: {value}");
+        assert_common_headers(&answer);
+        if status == StatusCode::PRECONDITION_FAILED {
+            assert_eq!(header(&answer, CACHE_CONTROL), "public, max-age=10");
+            let body: serde_json::Value = serde_json::from_slice(&answer.body).unwrap();
+            assert_eq!(body["error"], "precondition_failed");
+        }
+    }
+}
+
+#[tokio::test]
+async fn if_match_is_checked_before_if_none_match() {
+    let etag = header(&get(SKILL).await, ETAG).to_owned();
+    let answer = get_and_head(
+        SKILL,
+        &[("if-match", "\"other\""), ("if-none-match", &etag)],
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::PRECONDITION_FAILED);
+    let answer = get_and_head(SKILL, &[("if-match", &etag), ("if-none-match", &etag)]).await;
+    assert_eq!(answer.status, StatusCode::NOT_MODIFIED);
+}
+
+#[tokio::test]
+async fn configured_cache_control_reaches_every_kind_of_answer() {
+    let app: Router = RouterBuilder::new(catalog())
+        .cache_control(HeaderValue::from_static("no-cache"))
+        .error_cache_control(HeaderValue::from_static("no-store"))
+        .build();
+    let preflight = send(app.clone(), Method::OPTIONS, SKILL, &[]).await;
+    assert_eq!(header(&preflight, CACHE_CONTROL), "no-cache");
+    let not_allowed = send(app.clone(), Method::DELETE, SKILL, &[]).await;
+    assert_eq!(header(&not_allowed, CACHE_CONTROL), "no-store");
+    let failed = send(app, Method::GET, SKILL, &[("if-match", "\"x\"")]).await;
+    assert_eq!(header(&failed, CACHE_CONTROL), "no-store");
 }
