@@ -8,6 +8,7 @@
 //! # Example
 //!
 //! ```
+//! # #[cfg(feature = "axum")] {
 //! use axum::{Router, routing::get};
 //! use skillpub::{Catalog, Skill};
 //!
@@ -17,11 +18,11 @@
 //!     "---\nname: greeting\ndescription: Greets the user by name.\n---\nSay hello.\n",
 //! );
 //!
-//! let catalog = Catalog::new([&GREETING])?;
+//! let catalog = Catalog::new([&GREETING]).expect("valid skills");
 //! let app: Router = Router::new()
 //!     .route("/", get(|| async { "my app" }))
 //!     .merge(skillpub::axum::router(catalog));
-//! # Ok::<(), skillpub::Errors>(())
+//! # }
 //! ```
 //!
 //! # Crate features
