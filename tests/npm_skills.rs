@@ -1,39 +1,49 @@
-//! A real client against the real demo: the npm `skills` installer (1.7.4) lists every example
-//! skill and installs files byte-identical to the ones served.
+//! A real client against the real demos: the npm `skills` installer (1.7.4) lists every skill
+//! and installs files byte-identical to the ones served, archives unpacked with their
+//! `references/` and `scripts/`.
 //!
 //! Needs `npx` (Node.js and npm) and the npm registry; `npx -p node@22` brings the Node 22
-//! that skills 1.7.4 requires. `.ci/run` warms the npm cache first.
+//! that skills 1.7.4 requires. `.ci/run` installs Node.js when missing and warms the npm cache.
 
 mod common;
 
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use common::{example_catalog, request};
+use common::{Scratch, request};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
 const SKILLS_CLI: &str = "skills@1.7.4";
 const NODE: &str = "node@22";
 const NPX_TIMEOUT: Duration = Duration::from_secs(600);
+const EXAMPLE_SKILLS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills");
 
-/// The demo binary that `cargo test` builds next to this test.
-fn demo_binary() -> PathBuf {
+/// A demo binary that `cargo test --workspace` builds: `examples/basic` of this package, or
+/// the `skillpub-example-multi-file` package's binary.
+fn demo_binary(relative: &str) -> PathBuf {
     let test = std::env::current_exe().unwrap();
     let profile_dir = test.parent().and_then(Path::parent).unwrap();
-    let binary = profile_dir.join("examples").join("basic");
+    let binary = profile_dir.join(relative);
     assert!(
         binary.exists(),
-        "{} is missing; run the tests with `cargo test`, which builds the examples",
+        "{} is missing; run `cargo test --workspace`, which builds the demos",
         binary.display()
     );
     binary
 }
 
-/// Starts the demo on a free port and returns it with its origin.
-async fn start_demo() -> (Child, String) {
-    let mut child = Command::new(demo_binary())
+/// A demo running on a free port; stopped when dropped.
+struct Demo {
+    _child: Child,
+    origin: String,
+    addr: SocketAddr,
+}
+
+async fn start_demo(relative: &str) -> Demo {
+    let mut child = Command::new(demo_binary(relative))
         .env("SKILLPUB_ADDR", "127.0.0.1:0")
         .stdout(Stdio::piped())
         .kill_on_drop(true)
@@ -51,43 +61,24 @@ async fn start_demo() -> (Child, String) {
         .strip_suffix(skillpub::INDEX_PATH)
         .expect("the printed URL is the index")
         .to_owned();
-    (child, origin)
-}
-
-/// A scratch folder with a home and a project, removed at the end.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Self {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let root =
-            std::env::temp_dir().join(format!("skillpub-{name}-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(root.join("home")).unwrap();
-        std::fs::create_dir_all(root.join("project")).unwrap();
-        Self(root)
-    }
-
-    fn project(&self) -> PathBuf {
-        self.0.join("project")
+    let addr = origin.strip_prefix("http://").unwrap().parse().unwrap();
+    Demo {
+        _child: child,
+        origin,
+        addr,
     }
 }
 
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// Runs `skills <arguments>` through npx in the scratch project, stdin closed, no telemetry.
-async fn skills(scratch: &Scratch, arguments: &str) -> (bool, String) {
+/// Runs `skills <arguments>` through npx in a scratch project, stdin closed, no telemetry.
+async fn skills(scratch: &Scratch, arguments: &str) -> String {
     let npm_cache = std::env::var_os("npm_config_cache")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
             PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".npm")
         });
+    for folder in ["home", "project"] {
+        std::fs::create_dir_all(scratch.path().join(folder)).unwrap();
+    }
     let command = Command::new("npx")
         .args([
             "--yes",
@@ -98,8 +89,8 @@ async fn skills(scratch: &Scratch, arguments: &str) -> (bool, String) {
             "-c",
             &format!("skills {arguments}"),
         ])
-        .current_dir(scratch.project())
-        .env("HOME", scratch.0.join("home"))
+        .current_dir(scratch.path().join("project"))
+        .env("HOME", scratch.path().join("home"))
         .env("npm_config_cache", npm_cache)
         .env("DISABLE_TELEMETRY", "1")
         .env("DO_NOT_TRACK", "1")
@@ -116,50 +107,77 @@ async fn skills(scratch: &Scratch, arguments: &str) -> (bool, String) {
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
-    (output.status.success(), text)
+    assert!(
+        output.status.success(),
+        "skills {arguments} failed:\n{text}"
+    );
+    text
+}
+
+/// Lists and installs every skill of a demo, then checks each installed file against the
+/// bytes the demo serves for it.
+async fn list_and_install(demo: &Demo, names: &[&str], scratch: &Scratch) -> PathBuf {
+    let listed = skills(scratch, &format!("add {} --list", demo.origin)).await;
+    for name in names {
+        assert!(listed.contains(name), "`{name}` is not listed:\n{listed}");
+    }
+    let output = skills(
+        &scratch,
+        &format!("add {} --skill '*' -a claude-code -y", demo.origin),
+    )
+    .await;
+    let installed = scratch.path().join("project/.claude/skills");
+    for name in names {
+        let skill_md = std::fs::read(installed.join(name).join("SKILL.md"))
+            .unwrap_or_else(|e| panic!("{name}/SKILL.md was not installed ({e}):\n{output}"));
+        let served = request(demo.addr, "GET", &skillpub::skill_md_path(name), &[]).await;
+        assert!(
+            skill_md == served.body,
+            "the installed {name}/SKILL.md differs from the served bytes"
+        );
+    }
+    installed
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn the_skills_cli_lists_and_installs_every_demo_skill_byte_for_byte() {
-    let (_demo, origin) = start_demo().await;
-    let addr = origin.strip_prefix("http://").unwrap().parse().unwrap();
-    let names: Vec<String> = example_catalog()
-        .skills()
-        .iter()
-        .map(|s| s.name().to_owned())
-        .collect();
-    assert!(names.len() >= 2);
+async fn the_skills_cli_installs_every_skill_of_the_basic_demo_byte_for_byte() {
+    let demo = start_demo("examples/basic").await;
+    let scratch = Scratch::new("npm-basic");
+    list_and_install(&demo, &["verify-skill-digests", "write-skill-md"], &scratch).await;
+}
 
-    let scratch = Scratch::new("npm-skills");
-    let (ok, output) = skills(&scratch, &format!("add {origin} --list")).await;
-    assert!(ok, "skills add --list failed:\n{output}");
-    for name in &names {
+#[tokio::test(flavor = "multi_thread")]
+async fn the_skills_cli_installs_the_multi_file_skill_with_its_references_and_scripts() {
+    let demo = start_demo("skillpub-example-multi-file").await;
+    let names = [
+        "publish-agent-skills",
+        "verify-skill-digests",
+        "write-skill-md",
+    ];
+    let scratch = Scratch::new("npm-multi-file");
+    let installed = list_and_install(&demo, &names, &scratch)
+        .await
+        .join("publish-agent-skills");
+    let source = Path::new(EXAMPLE_SKILLS).join("publish-agent-skills");
+    for file in [
+        "SKILL.md",
+        "references/index-format.md",
+        "references/http-checklist.md",
+        "scripts/check-index.sh",
+    ] {
+        let got = std::fs::read(installed.join(file))
+            .unwrap_or_else(|e| panic!("{file} was not installed: {e}"));
         assert!(
-            output.contains(name.as_str()),
-            "`{name}` is not listed:\n{output}"
+            got == std::fs::read(source.join(file)).unwrap(),
+            "{file} differs from the source"
         );
-    }
-
-    let (ok, output) = skills(
-        &scratch,
-        &format!("add {origin} --skill '*' -a claude-code -y"),
-    )
-    .await;
-    assert!(ok, "skills add failed:\n{output}");
-    for name in &names {
-        let installed = scratch
-            .project()
-            .join(".claude/skills")
-            .join(name)
-            .join("SKILL.md");
-        let installed = std::fs::read(&installed).unwrap_or_else(|e| {
-            panic!("{} was not installed ({e}):\n{output}", installed.display())
-        });
-        let served = request(addr, "GET", &skillpub::skill_md_path(name), &[]).await;
-        assert_eq!(served.status, 200);
-        assert!(
-            installed == served.body,
-            "the installed {name}/SKILL.md differs from the served bytes"
-        );
+        let served = request(
+            demo.addr,
+            "GET",
+            &format!("/.well-known/agent-skills/publish-agent-skills/{file}"),
+            &[],
+        )
+        .await;
+        assert!(got == served.body, "{file} differs from the served bytes");
     }
 }
