@@ -238,3 +238,114 @@ fn relative_label(folder: &str, root: &Path) -> String {
 fn display(path: &Path) -> String {
     path.to_string_lossy().into_owned()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Scratch(PathBuf);
+
+    impl Scratch {
+        fn new(name: &str) -> Self {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos());
+            let path = std::env::temp_dir().join(format!(
+                "skillpub-build-{name}-{}-{nanos}",
+                std::process::id()
+            ));
+            std::fs::create_dir_all(&path).unwrap();
+            Self(path)
+        }
+
+        fn write(&self, relative: &str, text: &str) {
+            let path = self.0.join(relative);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    const SKILL_MD: &str = "---\nname: pdf\ndescription: Reads PDFs.\n---\n";
+
+    #[test]
+    fn generates_one_static_per_file_list_and_labels_relative_to_the_root() {
+        let root = Scratch::new("generate");
+        root.write("skills/pdf/SKILL.md", SKILL_MD);
+        root.write("skills/pdf/scripts/run.sh", "#!/bin/sh\n");
+        root.write("skills/pdf/.DS_Store", "junk");
+        let generated = Embed::new("skills").generate(&root.0).unwrap();
+        let code = &generated.code;
+        assert!(
+            code.contains("static __SKILLS_FILES_0: [::skillpub::SkillFile; 1]"),
+            "{code}"
+        );
+        assert!(
+            code.contains("::skillpub::SkillFile::from_static(\"scripts/run.sh\""),
+            "{code}"
+        );
+        assert!(
+            code.contains("pub static SKILLS: [::skillpub::Skill; 1]"),
+            "{code}"
+        );
+        assert!(code.contains("from_static_parts(\"skills/pdf\""), "{code}");
+        assert!(!code.contains("DS_Store"), "{code}");
+        assert_eq!(generated.skipped.len(), 1);
+        for watched in [
+            "skills",
+            "skills/pdf",
+            "skills/pdf/scripts",
+            "skills/pdf/SKILL.md",
+            "skills/pdf/scripts/run.sh",
+        ] {
+            assert!(
+                generated.watched.contains(&root.0.join(watched)),
+                "{watched} is watched"
+            );
+        }
+    }
+
+    #[test]
+    fn crate_path_and_static_name_are_used() {
+        let root = Scratch::new("names");
+        root.write("skills/pdf/SKILL.md", SKILL_MD);
+        let generated = Embed::new("skills")
+            .crate_path("::skillpub_core")
+            .static_name("AGENT_SKILLS")
+            .generate(&root.0)
+            .unwrap();
+        assert!(
+            generated
+                .code
+                .contains("pub static AGENT_SKILLS: [::skillpub_core::Skill; 1]")
+        );
+    }
+
+    #[test]
+    fn invalid_skills_are_reported_with_the_catalog_messages() {
+        let root = Scratch::new("invalid");
+        root.write(
+            "skills/pdf/SKILL.md",
+            "---\nname: PDF\ndescription: d\n---\n",
+        );
+        root.write("skills/pdf/my notes.md", "x");
+        let errors = Embed::new("skills").generate(&root.0).unwrap_err();
+        let text = errors.to_string();
+        assert!(text.contains("my notes.md"), "{text}");
+        let errors = {
+            std::fs::remove_file(root.0.join("skills/pdf/my notes.md")).unwrap();
+            Embed::new("skills").generate(&root.0).unwrap_err()
+        };
+        assert!(
+            errors
+                .to_string()
+                .contains("field `name`: `PDF` has uppercase letters"),
+            "{errors}"
+        );
+    }
+}
