@@ -122,7 +122,7 @@ async fn list_and_install(demo: &Demo, names: &[&str], scratch: &Scratch) -> Pat
         assert!(listed.contains(name), "`{name}` is not listed:\n{listed}");
     }
     let output = skills(
-        &scratch,
+        scratch,
         &format!("add {} --skill '*' -a claude-code -y", demo.origin),
     )
     .await;
