@@ -1,5 +1,6 @@
-//! What start-up and a request cost: building the catalog of the demo's skills, and answering
-//! through the router (a lookup and copies of prepared headers, no hashing or formatting).
+//! What start-up and a request cost: building the catalog of the demo's skills (and of every
+//! example skill, with the archives of the multi-file one), and answering through the router
+//! (a route match and a copy of prepared headers, no hashing or formatting).
 //!
 //! ```sh
 //! cargo bench --bench serve
@@ -24,6 +25,11 @@ fn catalog() -> Catalog {
 fn start_up(c: &mut Criterion) {
     c.bench_function("catalog/build_two_skills", |b| {
         b.iter(|| black_box(catalog()))
+    });
+    let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills");
+    let folder = skillpub::read_skills_folder(examples).unwrap();
+    c.bench_function("catalog/build_examples_with_archives", |b| {
+        b.iter(|| black_box(folder.catalog().unwrap()))
     });
     c.bench_function("router/build_two_skills", |b| {
         b.iter(|| black_box(skillpub::axum::router::<()>(catalog())))
