@@ -5,13 +5,7 @@ mod common;
 use axum::extract::State;
 use axum::{Router, routing::get};
 use common::{Wire, example_catalog, request, serve};
-use skillpub::{Digest, INDEX_PATH};
-
-const PATHS_THAT_EXIST: [&str; 3] = [
-    INDEX_PATH,
-    "/.well-known/agent-skills/verify-skill-digests/SKILL.md",
-    "/.well-known/agent-skills/write-skill-md/SKILL.md",
-];
+use skillpub::{Catalog, Digest, INDEX_PATH};
 
 const PATHS_THAT_DO_NOT: [&str; 11] = [
     "/.well-known/agent-skills/no-such-skill/SKILL.md",
@@ -27,8 +21,29 @@ const PATHS_THAT_DO_NOT: [&str; 11] = [
     "/.well-known/agent-skills/write-skill-md%2fSKILL.md",
 ];
 
+/// Every example skill, the multi-file one included, read from disk.
+fn full_catalog() -> Catalog {
+    Catalog::from_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills")).unwrap()
+}
+
+/// Every published path with its media type: the index, each `SKILL.md`, each supporting file
+/// and both archives of the multi-file skill.
+fn published() -> Vec<(String, &'static str)> {
+    let paths: Vec<_> = full_catalog()
+        .artifacts()
+        .map(|a| (a.path().to_owned(), a.media_type()))
+        .collect();
+    assert!(paths.iter().any(|(p, _)| p.ends_with(".tar.gz")));
+    assert!(
+        paths
+            .iter()
+            .any(|(p, _)| p.ends_with("/scripts/check-index.sh"))
+    );
+    paths
+}
+
 async fn app_addr() -> std::net::SocketAddr {
-    serve(Router::new().merge(skillpub::axum::router(example_catalog()))).await
+    serve(Router::new().merge(skillpub::axum::router(full_catalog()))).await
 }
 
 fn assert_common_headers(wire: &Wire) {
@@ -52,15 +67,10 @@ async fn get_and_head(addr: std::net::SocketAddr, path: &str, headers: &[(&str, 
 #[tokio::test]
 async fn every_published_path_answers_get_and_head_alike() {
     let addr = app_addr().await;
-    for path in PATHS_THAT_EXIST {
-        let wire = get_and_head(addr, path, &[]).await;
+    for (path, media_type) in published() {
+        let wire = get_and_head(addr, &path, &[]).await;
         assert_eq!(wire.status, 200, "{path}");
-        let expected_type = if path == INDEX_PATH {
-            "application/json"
-        } else {
-            "text/markdown; charset=utf-8"
-        };
-        assert_eq!(wire.header("content-type"), Some(expected_type), "{path}");
+        assert_eq!(wire.header("content-type"), Some(media_type), "{path}");
         assert_eq!(
             wire.header("content-length"),
             Some(wire.body.len().to_string().as_str())
@@ -99,7 +109,8 @@ async fn every_unknown_path_is_a_json_404_for_get_and_head() {
 #[tokio::test]
 async fn other_methods_get_405_with_allow() {
     let addr = app_addr().await;
-    for path in PATHS_THAT_EXIST {
+    for (path, _) in published() {
+        let path = path.as_str();
         for method in ["POST", "PUT", "DELETE", "PATCH"] {
             let wire = request(addr, method, path, &[("content-length", "0")]).await;
             assert_eq!(wire.status, 405, "{method} {path}");
@@ -113,7 +124,8 @@ async fn other_methods_get_405_with_allow() {
 #[tokio::test]
 async fn preflight_gets_204_with_methods_and_max_age() {
     let addr = app_addr().await;
-    for path in PATHS_THAT_EXIST {
+    for (path, _) in published() {
+        let path = path.as_str();
         let wire = request(
             addr,
             "OPTIONS",
@@ -141,7 +153,8 @@ async fn preflight_gets_204_with_methods_and_max_age() {
 #[tokio::test]
 async fn etag_revalidation_gives_304_with_caching_and_cors() {
     let addr = app_addr().await;
-    for path in PATHS_THAT_EXIST {
+    for (path, _) in published() {
+        let path = path.as_str();
         let etag = request(addr, "GET", path, &[])
             .await
             .header("etag")
@@ -162,7 +175,8 @@ async fn index_digests_equal_the_sha256_of_the_bodies_served() {
     let index: serde_json::Value =
         serde_json::from_slice(&request(addr, "GET", INDEX_PATH, &[]).await.body).unwrap();
     let skills = index["skills"].as_array().unwrap();
-    assert_eq!(skills.len(), 2);
+    assert_eq!(skills.len(), 3);
+    assert!(skills.iter().any(|entry| entry["type"] == "archive"));
     for entry in skills {
         let url = entry["url"].as_str().unwrap();
         let wire = request(addr, "GET", url, &[]).await;
