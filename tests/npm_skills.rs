@@ -21,8 +21,9 @@ const NODE: &str = "node@22";
 const NPX_TIMEOUT: Duration = Duration::from_secs(600);
 const EXAMPLE_SKILLS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills");
 
-/// A demo binary that `cargo test --workspace` builds: `examples/basic` of this package, or
-/// the `skillpub-example-multi-file` package's binary.
+/// A demo binary that `cargo test --workspace` builds before it runs any test: `examples/basic`
+/// of this package, or the `skillpub-example-multi-file` package's binary (built for that
+/// package's own integration test).
 fn demo_binary(relative: &str) -> PathBuf {
     let test = std::env::current_exe().unwrap();
     let profile_dir = test.parent().and_then(Path::parent).unwrap();
