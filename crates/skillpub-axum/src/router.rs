@@ -9,7 +9,7 @@ use std::task::{Context, Poll};
 use axum::Router;
 use axum::body::Body;
 use bytes::Bytes;
-use http::{HeaderValue, Method, Request, Response};
+use http::{HeaderMap, HeaderValue, Method, Request, Response};
 use http_body::Frame;
 use skillpub_core::{Catalog, WELL_KNOWN_PATH};
 
@@ -124,14 +124,17 @@ impl RouterBuilder {
             let resource =
                 self.policy
                     .resource(content_type, artifact.bytes().clone(), artifact.digest());
-            let service = Published {
-                resource: Arc::new(resource),
+            let service = Answers {
+                resource: Some(Arc::new(resource)),
                 shared: Arc::clone(&shared),
             };
             router = router.route_service(artifact.path(), service);
         }
         // Everything else under the folder: 404, or a preflight answer.
-        let unpublished = Unpublished(shared);
+        let unpublished = Answers {
+            resource: None,
+            shared,
+        };
         let folder = WELL_KNOWN_PATH.trim_end_matches('/');
         router
             .route_service(folder, unpublished.clone())
@@ -140,41 +143,33 @@ impl RouterBuilder {
     }
 }
 
-/// The service of one published path.
+/// The service of one path under the folder: a published artifact, or (`None`) everything
+/// else.
 #[derive(Debug, Clone)]
-struct Published {
-    resource: Arc<Resource>,
+struct Answers {
+    resource: Option<Arc<Resource>>,
     shared: Arc<Shared>,
 }
 
-impl<B> tower::Service<Request<B>> for Published {
-    type Response = Response<Body>;
-    type Error = Infallible;
-    type Future = Ready<Result<Response<Body>, Infallible>>;
-
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: Request<B>) -> Self::Future {
-        let prepared = match *request.method() {
-            Method::GET | Method::HEAD => match self.resource.condition(request.headers()) {
-                Condition::Send => &self.resource.ok,
-                Condition::NotModified => &self.resource.not_modified,
-                Condition::Failed => &self.shared.precondition_failed,
+impl Answers {
+    fn pick(&self, method: &Method, headers: &HeaderMap) -> &Prepared {
+        let shared = &self.shared;
+        match (&self.resource, method) {
+            // A preflight asks whether the method is allowed, not whether the path exists;
+            // the request that follows it gets the 404, readable by the page thanks to CORS.
+            (_, &Method::OPTIONS) => &shared.preflight,
+            (None, _) => &shared.not_found,
+            (Some(resource), &Method::GET | &Method::HEAD) => match resource.condition(headers) {
+                Condition::Send => &resource.ok,
+                Condition::NotModified => &resource.not_modified,
+                Condition::Failed => &shared.precondition_failed,
             },
-            Method::OPTIONS => &self.shared.preflight,
-            _ => &self.shared.method_not_allowed,
-        };
-        ready(Ok(respond(prepared, request.method())))
+            (Some(_), _) => &shared.method_not_allowed,
+        }
     }
 }
 
-/// The service of every other path under the folder.
-#[derive(Debug, Clone)]
-struct Unpublished(Arc<Shared>);
-
-impl<B> tower::Service<Request<B>> for Unpublished {
+impl<B> tower::Service<Request<B>> for Answers {
     type Response = Response<Body>;
     type Error = Infallible;
     type Future = Ready<Result<Response<Body>, Infallible>>;
@@ -184,12 +179,7 @@ impl<B> tower::Service<Request<B>> for Unpublished {
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        // A preflight asks whether the method is allowed, not whether the path exists; the
-        // request that follows it gets the 404, readable by the page thanks to CORS.
-        let prepared = match *request.method() {
-            Method::OPTIONS => &self.0.preflight,
-            _ => &self.0.not_found,
-        };
+        let prepared = self.pick(request.method(), request.headers());
         ready(Ok(respond(prepared, request.method())))
     }
 }
