@@ -1,0 +1,80 @@
+//! `skillpub lint PATH...`.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+use skillpub_core::{Error, SKILL_MD, read_skills_folder};
+
+use crate::Format;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// Skill folders, folders of skill folders, or SKILL.md files.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// How to print the problems.
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
+
+/// Lints every path, prints every problem, and says whether there were none.
+pub(crate) fn run(args: &Args) -> bool {
+    let mut problems: Vec<Error> = Vec::new();
+    let mut skills = 0;
+    let mut skipped = Vec::new();
+    for path in &args.paths {
+        let folder = if path.file_name().is_some_and(|name| name == SKILL_MD) && path.is_file() {
+            path.parent().unwrap_or(Path::new("."))
+        } else {
+            path.as_path()
+        };
+        match read_skills_folder(folder) {
+            Err(errors) => problems.extend(errors),
+            Ok(found) => {
+                skills += found.skills().len();
+                skipped.extend(found.skipped().iter().map(|s| s.path.display().to_string()));
+                if let Err(errors) = found.catalog() {
+                    problems.extend(errors);
+                }
+            }
+        }
+    }
+    match args.format {
+        Format::Text => {
+            for problem in &problems {
+                println!("{}", line(problem));
+            }
+            if problems.is_empty() {
+                println!(
+                    "ok: {skills} skill{} valid",
+                    if skills == 1 { "" } else { "s" }
+                );
+            } else {
+                println!(
+                    "{} problem{}",
+                    problems.len(),
+                    if problems.len() == 1 { "" } else { "s" }
+                );
+            }
+        }
+        Format::Json => {
+            let list: Vec<_> = problems
+                .iter()
+                .map(|p| json!({"file": p.file(), "skill": p.skill(), "field": p.field(), "message": p.kind().to_string()}))
+                .collect();
+            println!(
+                "{}",
+                json!({"valid": problems.is_empty(), "skills": skills, "problems": list, "skipped": skipped})
+            );
+        }
+    }
+    problems.is_empty()
+}
+
+/// `path: field: message`, or `path: message` for a problem without a field.
+fn line(problem: &Error) -> String {
+    match problem.field() {
+        Some(field) => format!("{}: {field}: {}", problem.file(), problem.kind()),
+        None => format!("{}: {}", problem.file(), problem.kind()),
+    }
+}

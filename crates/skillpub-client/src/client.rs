@@ -1,0 +1,255 @@
+//! The client a host uses: discover an index, fetch an entry's artifact, verify it before
+//! anything else, unpack it safely and validate the skill.
+
+use http::{Method, StatusCode};
+use skillpub_core::{Catalog, Digest, Errors, Frontmatter, INDEX_PATH, SKILL_MD, Skill, SkillFile};
+use url::Url;
+
+use crate::fetch::{FetchError, Fetched, Limits, Policy, Transport, send};
+use crate::index::{self, ArtifactKind, Entry, Index, IndexError};
+use crate::unpack::{self, UnpackError, UnpackedFile};
+
+/// A strict discovery client over a transport.
+#[derive(Debug, Clone)]
+pub struct Client<T> {
+    transport: T,
+    policy: Policy,
+    limits: Limits,
+}
+
+/// Why a skill or an index could not be used. Each names what it is about.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The target is not a URL.
+    #[error("`{0}` is not a URL; give an origin such as https://example.com or an index URL")]
+    BadTarget(String),
+    /// A request failed.
+    #[error(transparent)]
+    Fetch(#[from] FetchError),
+    /// The server did not answer `200`.
+    #[error("`{url}` answered {status}, not 200")]
+    Status {
+        /// The URL.
+        url: String,
+        /// The status.
+        status: StatusCode,
+    },
+    /// The index cannot be used.
+    #[error("{url}: {error}")]
+    Index {
+        /// The index URL.
+        url: String,
+        /// Why.
+        error: IndexError,
+    },
+    /// The served bytes do not hash to the index's digest: they must not be used.
+    #[error("skill `{skill}`: the index says {expected}, but the bytes served at {url} are {actual}")]
+    DigestMismatch {
+        /// The skill.
+        skill: String,
+        /// The URL.
+        url: String,
+        /// The digest in the index.
+        expected: Digest,
+        /// The digest of the served bytes.
+        actual: Digest,
+    },
+    /// An archive of unknown format.
+    #[error("skill `{skill}`: {url} is not a .tar.gz or .zip archive (Content-Type, extension and bytes say neither)")]
+    UnknownArchive {
+        /// The skill.
+        skill: String,
+        /// The URL.
+        url: String,
+    },
+    /// An archive that must not be unpacked.
+    #[error("skill `{skill}`: {error}")]
+    Unpack {
+        /// The skill.
+        skill: String,
+        /// Why.
+        error: UnpackError,
+    },
+    /// The skill does not pass the Agent Skills rules.
+    #[error("skill `{skill}` is invalid:\n{errors}")]
+    Invalid {
+        /// The skill.
+        skill: String,
+        /// Every problem.
+        errors: Errors,
+    },
+}
+
+/// A fetched, verified and validated skill.
+#[derive(Debug, Clone)]
+pub struct FetchedSkill {
+    /// The response that carried the artifact.
+    pub response: Fetched,
+    /// The frontmatter of its `SKILL.md`.
+    pub frontmatter: Frontmatter,
+    /// The `SKILL.md` bytes.
+    pub skill_md: Vec<u8>,
+    /// The supporting files (archives only).
+    pub files: Vec<UnpackedFile>,
+    /// Things tolerated while unpacking.
+    pub notes: Vec<String>,
+}
+
+impl<T: Transport> Client<T> {
+    /// A client with the default limits that refuses local and private hosts.
+    pub fn new(transport: T) -> Self {
+        Self {
+            transport,
+            policy: Policy::default(),
+            limits: Limits::default(),
+        }
+    }
+
+    /// Replaces the host policy (private hosts, origin allowlist).
+    #[must_use]
+    pub fn with_policy(mut self, policy: Policy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Replaces the limits.
+    #[must_use]
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The limits in force.
+    #[must_use]
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Sends one request with the client's policy and limits, following redirects.
+    ///
+    /// # Errors
+    ///
+    /// See [`FetchError`].
+    pub fn request(&self, method: &Method, url: &Url, headers: &[(&str, &str)]) -> Result<Fetched, FetchError> {
+        send(&self.transport, &self.policy, &self.limits, method, url, headers)
+    }
+
+    /// The index URL for a target: an index URL as given, or an origin's
+    /// `/.well-known/agent-skills/index.json`.
+    ///
+    /// # Errors
+    ///
+    /// [`ClientError::BadTarget`] when the target is not an http(s) URL.
+    pub fn index_url(target: &str) -> Result<Url, ClientError> {
+        let url = Url::parse(target).map_err(|_| ClientError::BadTarget(target.to_owned()))?;
+        if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+            return Err(ClientError::BadTarget(target.to_owned()));
+        }
+        if url.path().ends_with(".json") {
+            Ok(url)
+        } else {
+            url.join(INDEX_PATH).map_err(|_| ClientError::BadTarget(target.to_owned()))
+        }
+    }
+
+    /// Fetches and parses the index of a target (an origin or an index URL).
+    ///
+    /// # Errors
+    ///
+    /// When the index cannot be fetched or used at all.
+    pub fn discover(&self, target: &str) -> Result<Index, ClientError> {
+        let url = Self::index_url(target)?;
+        let response = self.request(&Method::GET, &url, &[("accept", "application/json")])?;
+        if response.status != StatusCode::OK {
+            return Err(ClientError::Status {
+                url: response.url.to_string(),
+                status: response.status,
+            });
+        }
+        index::parse(&response.url, &response.body).map_err(|error| ClientError::Index {
+            url: response.url.to_string(),
+            error,
+        })
+    }
+
+    /// Fetches an entry's artifact, checks its digest before using a byte of it, unpacks an
+    /// archive within the limits, and validates the skill (its name must equal the entry's).
+    ///
+    /// # Errors
+    ///
+    /// See [`ClientError`]; a digest mismatch is [`ClientError::DigestMismatch`].
+    pub fn fetch(&self, entry: &Entry) -> Result<FetchedSkill, ClientError> {
+        let response = self.request(&Method::GET, &entry.url, &[])?;
+        self.verify(entry, response)
+    }
+
+    /// Verifies a response to `GET entry.url` as [`fetch`](Self::fetch) does: status, digest,
+    /// archive, skill.
+    ///
+    /// # Errors
+    ///
+    /// See [`ClientError`].
+    pub fn verify(&self, entry: &Entry, response: Fetched) -> Result<FetchedSkill, ClientError> {
+        if response.status != StatusCode::OK {
+            return Err(ClientError::Status {
+                url: response.url.to_string(),
+                status: response.status,
+            });
+        }
+        let actual = Digest::of(&response.body);
+        if actual != entry.digest {
+            return Err(ClientError::DigestMismatch {
+                skill: entry.name.clone(),
+                url: response.url.to_string(),
+                expected: entry.digest,
+                actual,
+            });
+        }
+        let (skill_md, files, notes) = match entry.kind {
+            ArtifactKind::SkillMd => (response.body.clone(), Vec::new(), Vec::new()),
+            ArtifactKind::Archive => {
+                let format = unpack::detect(response.media_type().as_deref(), response.url.path(), &response.body)
+                    .ok_or_else(|| ClientError::UnknownArchive {
+                        skill: entry.name.clone(),
+                        url: response.url.to_string(),
+                    })?;
+                let unpacked = unpack::unpack(format, &response.body, self.limits.max_unpacked, self.limits.max_files)
+                    .map_err(|error| ClientError::Unpack {
+                        skill: entry.name.clone(),
+                        error,
+                    })?;
+                let (skill_md, files): (Vec<_>, Vec<_>) =
+                    unpacked.files.into_iter().partition(|file| file.path == SKILL_MD);
+                let skill_md = skill_md.into_iter().next().map(|file| file.bytes).unwrap_or_default();
+                (skill_md, files, unpacked.notes)
+            }
+        };
+        let frontmatter = validate(&entry.name, &skill_md, &files)?;
+        Ok(FetchedSkill {
+            response,
+            frontmatter,
+            skill_md,
+            files,
+            notes,
+        })
+    }
+}
+
+/// Validates a fetched skill with the catalog's rules, the entry name as its folder name.
+fn validate(name: &str, skill_md: &[u8], files: &[UnpackedFile]) -> Result<Frontmatter, ClientError> {
+    let files = files
+        .iter()
+        .map(|file| SkillFile::new(file.path.clone(), file.bytes.clone(), file.executable))
+        .collect();
+    let skill = Skill::new(Some(name.to_owned()), skill_md.to_vec()).with_files(files);
+    let catalog = Catalog::builder()
+        .skill(skill)
+        .build()
+        .map_err(|errors| ClientError::Invalid {
+            skill: name.to_owned(),
+            errors,
+        })?;
+    let frontmatter = catalog.skills()[0].frontmatter().clone();
+    Ok(frontmatter)
+}

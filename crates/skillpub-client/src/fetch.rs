@@ -1,0 +1,272 @@
+//! Fetching: the transport a client or a check runs on, the limits every request obeys, and
+//! what a fetch returns.
+
+use std::io::Read;
+use std::time::Duration;
+
+use http::{HeaderMap, Method, StatusCode};
+use url::Url;
+
+/// Default cap on one response body, after any `Content-Encoding` is removed: 50 MiB.
+pub const DEFAULT_MAX_BODY: u64 = 50 * 1024 * 1024;
+/// Default cap on the total size of an unpacked archive: 50 MiB.
+pub const DEFAULT_MAX_UNPACKED: u64 = 50 * 1024 * 1024;
+/// Default cap on the number of files in an archive.
+pub const DEFAULT_MAX_FILES: usize = 1_000;
+/// Default timeout of one request, redirects included.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(15);
+/// Most redirects followed for one request.
+pub const MAX_REDIRECTS: usize = 10;
+
+/// Limits on what a fetch may cost.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest response body accepted (default [`DEFAULT_MAX_BODY`]).
+    pub max_body: u64,
+    /// Largest unpacked archive accepted (default [`DEFAULT_MAX_UNPACKED`]).
+    pub max_unpacked: u64,
+    /// Most files accepted in an archive (default [`DEFAULT_MAX_FILES`]).
+    pub max_files: usize,
+    /// Timeout of one request, redirects included (default [`DEFAULT_TIMEOUT`]).
+    pub timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_body: DEFAULT_MAX_BODY,
+            max_unpacked: DEFAULT_MAX_UNPACKED,
+            max_files: DEFAULT_MAX_FILES,
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+}
+
+/// A response as a strict client uses it: the body is complete, within the limit, and any
+/// `Content-Encoding` has been removed, so it is the representation the digest covers.
+#[derive(Debug, Clone)]
+pub struct Fetched {
+    /// The URL that answered, after redirects.
+    pub url: Url,
+    /// The status.
+    pub status: StatusCode,
+    /// The headers, as sent (including `Content-Encoding` if there was one).
+    pub headers: HeaderMap,
+    /// The body, decoded (empty for `HEAD`).
+    pub body: Vec<u8>,
+}
+
+impl Fetched {
+    /// A header as text, when present and printable.
+    #[must_use]
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|value| value.to_str().ok())
+    }
+
+    /// The media type without parameters, lowercased (`text/markdown` for
+    /// `text/markdown; charset=utf-8`).
+    #[must_use]
+    pub fn media_type(&self) -> Option<String> {
+        let value = self.header("content-type")?;
+        let essence = value.split(';').next().unwrap_or(value).trim();
+        Some(essence.to_ascii_lowercase())
+    }
+}
+
+/// Why a request produced no usable response.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FetchError {
+    /// The URL is not `http` or `https`.
+    #[error("`{0}` is not an http or https URL")]
+    Scheme(String),
+    /// The host is local or private and such hosts are not allowed.
+    #[error("`{0}` is on a local or private host; allow private hosts to fetch it")]
+    PrivateHost(String),
+    /// The origin is not in the allowlist.
+    #[error("`{0}` is not on an allowed origin")]
+    NotAllowed(String),
+    /// More redirects than allowed, or a loop.
+    #[error("`{url}` redirects more than {MAX_REDIRECTS} times (last to `{last}`); fix the redirect chain")]
+    TooManyRedirects {
+        /// The first URL.
+        url: String,
+        /// The last location.
+        last: String,
+    },
+    /// A redirect without a usable `Location`.
+    #[error("`{0}` redirects without a valid Location header")]
+    BadRedirect(String),
+    /// The body is larger than the limit.
+    #[error("`{url}` sent more than {limit} bytes; raise the limit if the file is meant to be that large")]
+    TooLarge {
+        /// The URL.
+        url: String,
+        /// The limit.
+        limit: u64,
+    },
+    /// No answer in time.
+    #[error("`{0}` did not answer in time")]
+    Timeout(String),
+    /// A `Content-Encoding` the client does not remove.
+    #[error("`{url}` uses Content-Encoding `{encoding}`, which this client does not decode")]
+    Encoding {
+        /// The URL.
+        url: String,
+        /// The encoding.
+        encoding: String,
+    },
+    /// Anything else on the way: DNS, TCP, TLS, HTTP framing.
+    #[error("`{url}` could not be fetched: {message}")]
+    Transport {
+        /// The URL.
+        url: String,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// How requests reach a server: over HTTP with [`HttpTransport`](crate::HttpTransport), or in
+/// process with the `tower` feature's transport.
+///
+/// A transport sends exactly one request and does not follow redirects; [`send`] does.
+pub trait Transport {
+    /// Sends one request and returns the raw answer: status, headers and the body as sent
+    /// (at most `limit` bytes; more is [`FetchError::TooLarge`]).
+    ///
+    /// # Errors
+    ///
+    /// Anything that stops the request from completing.
+    fn send_once(
+        &self,
+        method: &Method,
+        url: &Url,
+        headers: &[(&str, &str)],
+        limit: u64,
+    ) -> Result<(StatusCode, HeaderMap, Vec<u8>), FetchError>;
+}
+
+/// Who may be fetched from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Policy {
+    /// Whether local and private hosts may be fetched (default `false`).
+    pub allow_private: bool,
+    /// When set, only these origins (`https://example.com`) may be fetched, redirects included.
+    pub allowlist: Option<Vec<String>>,
+}
+
+impl Policy {
+    /// Checks a URL against the policy.
+    ///
+    /// # Errors
+    ///
+    /// [`FetchError::Scheme`], [`FetchError::PrivateHost`] or [`FetchError::NotAllowed`].
+    pub fn permit(&self, url: &Url) -> Result<(), FetchError> {
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(FetchError::Scheme(url.to_string()));
+        }
+        let host = url.host_str().unwrap_or_default();
+        if !self.allow_private && skillpub_core::is_local_host(host) {
+            return Err(FetchError::PrivateHost(url.to_string()));
+        }
+        if let Some(allowlist) = &self.allowlist {
+            let origin = url.origin().ascii_serialization();
+            if !allowlist.iter().any(|allowed| allowed.trim_end_matches('/') == origin) {
+                return Err(FetchError::NotAllowed(url.to_string()));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Sends a request, following up to [`MAX_REDIRECTS`] redirects (each hop checked against
+/// `policy`), and removes any `Content-Encoding` from the body within `limits.max_body`.
+///
+/// # Errors
+///
+/// See [`FetchError`].
+pub fn send(
+    transport: &impl Transport,
+    policy: &Policy,
+    limits: &Limits,
+    method: &Method,
+    url: &Url,
+    headers: &[(&str, &str)],
+) -> Result<Fetched, FetchError> {
+    let mut current = url.clone();
+    for _ in 0..=MAX_REDIRECTS {
+        policy.permit(&current)?;
+        let (status, response_headers, body) = transport.send_once(method, &current, headers, limits.max_body)?;
+        if status.is_redirection() && status != StatusCode::NOT_MODIFIED {
+            let location = response_headers
+                .get(http::header::LOCATION)
+                .and_then(|value| value.to_str().ok())
+                .ok_or_else(|| FetchError::BadRedirect(current.to_string()))?;
+            current = current
+                .join(location)
+                .map_err(|_| FetchError::BadRedirect(current.to_string()))?;
+            continue;
+        }
+        let body = decode(&current, &response_headers, body, limits.max_body)?;
+        return Ok(Fetched {
+            url: current,
+            status,
+            headers: response_headers,
+            body,
+        });
+    }
+    Err(FetchError::TooManyRedirects {
+        url: url.to_string(),
+        last: current.to_string(),
+    })
+}
+
+/// Removes `Content-Encoding: gzip` (or `x-gzip`, `deflate`); `identity` is nothing to remove.
+fn decode(url: &Url, headers: &HeaderMap, body: Vec<u8>, limit: u64) -> Result<Vec<u8>, FetchError> {
+    let Some(encoding) = headers.get(http::header::CONTENT_ENCODING) else {
+        return Ok(body);
+    };
+    let encoding = encoding.to_str().unwrap_or_default().trim().to_ascii_lowercase();
+    let reader: Box<dyn Read> = match encoding.as_str() {
+        "" | "identity" => return Ok(body),
+        "gzip" | "x-gzip" => Box::new(flate2::read::GzDecoder::new(&body[..])),
+        "deflate" => Box::new(flate2::read::ZlibDecoder::new(&body[..])),
+        _ => {
+            return Err(FetchError::Encoding {
+                url: url.to_string(),
+                encoding,
+            });
+        }
+    };
+    read_limited(reader, limit).map_err(|error| match error {
+        Limited::Over => FetchError::TooLarge {
+            url: url.to_string(),
+            limit,
+        },
+        Limited::Io(message) => FetchError::Transport {
+            url: url.to_string(),
+            message: format!("the {encoding} body is corrupt: {message}"),
+        },
+    })
+}
+
+/// Why [`read_limited`] stopped.
+pub(crate) enum Limited {
+    /// More than the limit.
+    Over,
+    /// A read error.
+    Io(String),
+}
+
+/// Reads at most `limit` bytes; one more is an error, so a bomb stops at the limit.
+pub(crate) fn read_limited(reader: impl Read, limit: u64) -> Result<Vec<u8>, Limited> {
+    let mut bytes = Vec::new();
+    reader
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|error| Limited::Io(error.to_string()))?;
+    if bytes.len() as u64 > limit {
+        return Err(Limited::Over);
+    }
+    Ok(bytes)
+}
