@@ -29,10 +29,20 @@
 //!
 //! | Name | Description | Default |
 //! |---|---|---|
-//! | `axum` | The router for `/.well-known/agent-skills/`, as [`skillpub::axum`](crate::axum) | yes |
+//! | `axum` | The router for `/.well-known/agent-skills/`, as `skillpub::axum` | yes |
+//! | `client` | The strict client and the checks of `skillpub check`, as `skillpub::client` | no |
+//! | `testing` | `skillpub::testing::assert_conforms(router)` for your own `#[tokio::test]`s | no |
 
 pub use skillpub_core::*;
 
 #[cfg(feature = "axum")]
 #[doc(inline)]
 pub use skillpub_axum as axum;
+
+#[cfg(feature = "client")]
+#[doc(inline)]
+pub use skillpub_client as client;
+
+#[cfg(feature = "testing")]
+#[doc(inline)]
+pub use skillpub_client::testing;

@@ -3,7 +3,7 @@
 use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
-use skillpub_client::{CheckOptions, Client, HttpTransport, Limits, Policy, check};
+use skillpub_client::{CheckOptions, Client, HttpTransport, Limits, Policy, Progress, check};
 
 use crate::Format;
 
@@ -52,7 +52,7 @@ pub(crate) fn run(args: &Args) -> bool {
         let _ = stderr.flush();
     };
     let options = CheckOptions {
-        progress: show_progress.then_some(&progress as &dyn Fn(usize, usize, &str)),
+        progress: show_progress.then_some(&progress as Progress<'_>),
     };
     let report = check(&client, &args.url, &options);
     if show_progress {

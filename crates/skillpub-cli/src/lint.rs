@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
-use skillpub_core::{Error, SKILL_MD, read_skills_folder};
+use skillpub_core::{Error, SKILL_MD, SkillsFolder};
 
 use crate::Format;
 
@@ -28,15 +28,12 @@ pub(crate) fn run(args: &Args) -> bool {
         } else {
             path.as_path()
         };
-        match read_skills_folder(folder) {
-            Err(errors) => problems.extend(errors),
-            Ok(found) => {
-                skills += found.skills().len();
-                skipped.extend(found.skipped().iter().map(|s| s.path.display().to_string()));
-                if let Err(errors) = found.catalog() {
-                    problems.extend(errors);
-                }
-            }
+        let found = SkillsFolder::read(folder);
+        problems.extend(found.errors().iter().cloned());
+        skills += found.skills().len();
+        skipped.extend(found.skipped().iter().map(|s| s.path.display().to_string()));
+        if let Err(errors) = found.catalog() {
+            problems.extend(errors);
         }
     }
     match args.format {

@@ -62,12 +62,17 @@ impl Report {
     /// How many checks ended with `status`.
     #[must_use]
     pub fn count(&self, status: Status) -> usize {
-        self.checks.iter().filter(|check| check.status == status).count()
+        self.checks
+            .iter()
+            .filter(|check| check.status == status)
+            .count()
     }
 
     /// The failed checks.
     pub fn failures(&self) -> impl Iterator<Item = &Check> {
-        self.checks.iter().filter(|check| check.status == Status::Fail)
+        self.checks
+            .iter()
+            .filter(|check| check.status == Status::Fail)
     }
 
     /// The report as one JSON object.
@@ -101,17 +106,26 @@ impl Report {
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for check in &self.checks {
-            writeln!(f, "{:<5} {}: {}", check.status.label(), check.subject, check.message)?;
+            writeln!(
+                f,
+                "{:<5} {}: {}",
+                check.status.label(),
+                check.subject,
+                check.message
+            )?;
         }
         write!(f, "{}", self.summary())
     }
 }
 
+/// Called before each artifact download with (done, total, url).
+pub type Progress<'a> = &'a dyn Fn(usize, usize, &str);
+
 /// Options of a check run.
 #[derive(Default)]
 pub struct CheckOptions<'a> {
-    /// Called before each artifact download with (done, total, url).
-    pub progress: Option<&'a dyn Fn(usize, usize, &str)>,
+    /// Reports downloads as they start, for a progress indicator.
+    pub progress: Option<Progress<'a>>,
 }
 
 impl fmt::Debug for CheckOptions<'_> {
@@ -121,7 +135,14 @@ impl fmt::Debug for CheckOptions<'_> {
 }
 
 /// Headers that legitimately differ between two answers, or between GET and HEAD.
-const VOLATILE: [&str; 6] = ["date", "connection", "keep-alive", "transfer-encoding", "age", "server-timing"];
+const VOLATILE: [&str; 6] = [
+    "date",
+    "connection",
+    "keep-alive",
+    "transfer-encoding",
+    "age",
+    "server-timing",
+];
 
 /// A path no site publishes, to see how it answers for a missing skill.
 const MISSING_SKILL: &str = "skillpub-check-no-such-skill-7f3a/SKILL.md";
@@ -187,13 +208,24 @@ impl<T: Transport> Run<'_, T> {
             ),
         }
         if index.empty {
-            self.push(Status::Warn, "index", "`skills` is empty; most clients treat that as no index");
+            self.push(
+                Status::Warn,
+                "index",
+                "`skills` is empty; most clients treat that as no index",
+            );
         } else {
             let count = index.entries().len() + index.legacy_entries().len();
-            self.push(Status::Ok, "index", format!("`skills` has {count} usable entries"));
+            self.push(
+                Status::Ok,
+                "index",
+                format!("`skills` has {count} usable entries"),
+            );
         }
         for problem in index.problems() {
-            let subject = problem.name.clone().unwrap_or_else(|| format!("skills[{}]", problem.position));
+            let subject = problem
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("skills[{}]", problem.position));
             let status = match problem.severity {
                 Severity::Warning => Status::Warn,
                 Severity::Error => Status::Fail,
@@ -231,7 +263,11 @@ impl<T: Transport> Run<'_, T> {
     /// Checks status 200 and, when `types` is not empty, the media type.
     fn expect_ok(&mut self, subject: &str, response: &Fetched, types: &[&str]) -> bool {
         if response.status != StatusCode::OK {
-            self.push(Status::Fail, subject, format!("GET {} answered {}, not 200", response.url, response.status));
+            self.push(
+                Status::Fail,
+                subject,
+                format!("GET {} answered {}, not 200", response.url, response.status),
+            );
             return false;
         }
         let media_type = response.media_type().unwrap_or_default();
@@ -240,11 +276,18 @@ impl<T: Transport> Run<'_, T> {
             self.push(Status::Ok, subject, format!("GET 200, {shown}"));
             true
         } else {
-            let shown = if media_type.is_empty() { "no Content-Type".to_owned() } else { media_type };
+            let shown = if media_type.is_empty() {
+                "no Content-Type".to_owned()
+            } else {
+                media_type
+            };
             self.push(
                 Status::Fail,
                 subject,
-                format!("GET 200 but served as {shown}; it must be {}", types.join(" or ")),
+                format!(
+                    "GET 200 but served as {shown}; it must be {}",
+                    types.join(" or ")
+                ),
             );
             false
         }
@@ -260,14 +303,25 @@ impl<T: Transport> Run<'_, T> {
             return self.push(
                 Status::Fail,
                 subject,
-                format!("HEAD answered {}, GET {}; servers must support HEAD with the same answer", head.status, get.status),
+                format!(
+                    "HEAD answered {}, GET {}; servers must support HEAD with the same answer",
+                    head.status, get.status
+                ),
             );
         }
         let differences = differences(&get.headers, &head.headers);
         if differences.is_empty() {
-            self.push(Status::Ok, subject, format!("HEAD {} with the same headers as GET", head.status.as_u16()));
+            self.push(
+                Status::Ok,
+                subject,
+                format!("HEAD {} with the same headers as GET", head.status.as_u16()),
+            );
         } else {
-            self.push(Status::Fail, subject, format!("HEAD headers differ from GET: {}", differences.join("; ")));
+            self.push(
+                Status::Fail,
+                subject,
+                format!("HEAD headers differ from GET: {}", differences.join("; ")),
+            );
         }
     }
 
@@ -277,7 +331,11 @@ impl<T: Transport> Run<'_, T> {
             ArtifactKind::SkillMd => "skill-md",
             ArtifactKind::Archive => "archive",
         };
-        self.push(Status::Ok, name, format!("entry is valid ({kind}, url resolves to {})", entry.url));
+        self.push(
+            Status::Ok,
+            name,
+            format!("entry is valid ({kind}, url resolves to {})", entry.url),
+        );
         if is_misdirected(&entry.url, index_url) {
             self.push(
                 Status::Fail,
@@ -343,12 +401,19 @@ impl<T: Transport> Run<'_, T> {
 
     /// The site: 404 for a missing skill, caching, CORS, validators.
     fn site(&mut self, index_url: &Url, index: &Fetched) {
-        let Ok(missing) = index_url.join(&format!("{}{MISSING_SKILL}", INDEX_PATH.trim_end_matches("index.json"))) else {
+        let Ok(missing) = index_url.join(&format!(
+            "{}{MISSING_SKILL}",
+            INDEX_PATH.trim_end_matches("index.json")
+        )) else {
             return;
         };
         if let Some(response) = self.get("site", &missing, &[]) {
             if response.status == StatusCode::NOT_FOUND {
-                self.push(Status::Ok, "site", "a skill that does not exist answers 404");
+                self.push(
+                    Status::Ok,
+                    "site",
+                    "a skill that does not exist answers 404",
+                );
             } else {
                 let shown = response.header("content-type").unwrap_or("no Content-Type");
                 self.push(
@@ -360,18 +425,38 @@ impl<T: Transport> Run<'_, T> {
         }
         match index.header("cache-control") {
             Some(value) => self.push(Status::Ok, "site", format!("Cache-Control: {value}")),
-            None => self.push(Status::Warn, "site", "the index has no Cache-Control; the draft says servers SHOULD set it"),
+            None => self.push(
+                Status::Warn,
+                "site",
+                "the index has no Cache-Control; the draft says servers SHOULD set it",
+            ),
         }
         match index.header("access-control-allow-origin") {
-            Some(value) => self.push(Status::Ok, "site", format!("Access-Control-Allow-Origin: {value}")),
-            None => self.push(Status::Warn, "site", "no Access-Control-Allow-Origin; browser-based agents cannot read the skills"),
+            Some(value) => self.push(
+                Status::Ok,
+                "site",
+                format!("Access-Control-Allow-Origin: {value}"),
+            ),
+            None => self.push(
+                Status::Warn,
+                "site",
+                "no Access-Control-Allow-Origin; browser-based agents cannot read the skills",
+            ),
         }
         let Some(etag) = index.header("etag") else {
-            return self.push(Status::Warn, "site", "the index has no ETag, so clients cannot revalidate it cheaply");
+            return self.push(
+                Status::Warn,
+                "site",
+                "the index has no ETag, so clients cannot revalidate it cheaply",
+            );
         };
         if let Some(response) = self.get("site", &index.url, &[("if-none-match", etag)]) {
             if response.status == StatusCode::NOT_MODIFIED {
-                self.push(Status::Ok, "site", format!("ETag {etag} revalidates with 304"));
+                self.push(
+                    Status::Ok,
+                    "site",
+                    format!("ETag {etag} revalidates with 304"),
+                );
             } else {
                 self.push(
                     Status::Fail,
@@ -402,8 +487,16 @@ fn differences(get: &HeaderMap, head: &HeaderMap) -> Vec<String> {
         .filter(|name| !VOLATILE.contains(name))
         .filter_map(|name| {
             let show = |map: &HeaderMap| {
-                let values: Vec<&str> = map.get_all(name).iter().map(|v| v.to_str().unwrap_or("?")).collect();
-                if values.is_empty() { "absent".to_owned() } else { values.join(", ") }
+                let values: Vec<&str> = map
+                    .get_all(name)
+                    .iter()
+                    .map(|v| v.to_str().unwrap_or("?"))
+                    .collect();
+                if values.is_empty() {
+                    "absent".to_owned()
+                } else {
+                    values.join(", ")
+                }
             };
             let (a, b) = (show(get), show(head));
             (a != b).then(|| format!("{name}: GET {a}, HEAD {b}"))

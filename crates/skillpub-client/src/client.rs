@@ -44,7 +44,9 @@ pub enum ClientError {
         error: IndexError,
     },
     /// The served bytes do not hash to the index's digest: they must not be used.
-    #[error("skill `{skill}`: the index says {expected}, but the bytes served at {url} are {actual}")]
+    #[error(
+        "skill `{skill}`: the index says {expected}, but the bytes served at {url} are {actual}"
+    )]
     DigestMismatch {
         /// The skill.
         skill: String,
@@ -56,7 +58,9 @@ pub enum ClientError {
         actual: Digest,
     },
     /// An archive of unknown format.
-    #[error("skill `{skill}`: {url} is not a .tar.gz or .zip archive (Content-Type, extension and bytes say neither)")]
+    #[error(
+        "skill `{skill}`: {url} is not a .tar.gz or .zip archive (Content-Type, extension and bytes say neither)"
+    )]
     UnknownArchive {
         /// The skill.
         skill: String,
@@ -131,8 +135,20 @@ impl<T: Transport> Client<T> {
     /// # Errors
     ///
     /// See [`FetchError`].
-    pub fn request(&self, method: &Method, url: &Url, headers: &[(&str, &str)]) -> Result<Fetched, FetchError> {
-        send(&self.transport, &self.policy, &self.limits, method, url, headers)
+    pub fn request(
+        &self,
+        method: &Method,
+        url: &Url,
+        headers: &[(&str, &str)],
+    ) -> Result<Fetched, FetchError> {
+        send(
+            &self.transport,
+            &self.policy,
+            &self.limits,
+            method,
+            url,
+            headers,
+        )
     }
 
     /// The index URL for a target: an index URL as given, or an origin's
@@ -149,7 +165,8 @@ impl<T: Transport> Client<T> {
         if url.path().ends_with(".json") {
             Ok(url)
         } else {
-            url.join(INDEX_PATH).map_err(|_| ClientError::BadTarget(target.to_owned()))
+            url.join(INDEX_PATH)
+                .map_err(|_| ClientError::BadTarget(target.to_owned()))
         }
     }
 
@@ -209,19 +226,34 @@ impl<T: Transport> Client<T> {
         let (skill_md, files, notes) = match entry.kind {
             ArtifactKind::SkillMd => (response.body.clone(), Vec::new(), Vec::new()),
             ArtifactKind::Archive => {
-                let format = unpack::detect(response.media_type().as_deref(), response.url.path(), &response.body)
-                    .ok_or_else(|| ClientError::UnknownArchive {
-                        skill: entry.name.clone(),
-                        url: response.url.to_string(),
-                    })?;
-                let unpacked = unpack::unpack(format, &response.body, self.limits.max_unpacked, self.limits.max_files)
-                    .map_err(|error| ClientError::Unpack {
-                        skill: entry.name.clone(),
-                        error,
-                    })?;
-                let (skill_md, files): (Vec<_>, Vec<_>) =
-                    unpacked.files.into_iter().partition(|file| file.path == SKILL_MD);
-                let skill_md = skill_md.into_iter().next().map(|file| file.bytes).unwrap_or_default();
+                let format = unpack::detect(
+                    response.media_type().as_deref(),
+                    response.url.path(),
+                    &response.body,
+                )
+                .ok_or_else(|| ClientError::UnknownArchive {
+                    skill: entry.name.clone(),
+                    url: response.url.to_string(),
+                })?;
+                let unpacked = unpack::unpack(
+                    format,
+                    &response.body,
+                    self.limits.max_unpacked,
+                    self.limits.max_files,
+                )
+                .map_err(|error| ClientError::Unpack {
+                    skill: entry.name.clone(),
+                    error,
+                })?;
+                let (skill_md, files): (Vec<_>, Vec<_>) = unpacked
+                    .files
+                    .into_iter()
+                    .partition(|file| file.path == SKILL_MD);
+                let skill_md = skill_md
+                    .into_iter()
+                    .next()
+                    .map(|file| file.bytes)
+                    .unwrap_or_default();
                 (skill_md, files, unpacked.notes)
             }
         };
@@ -237,19 +269,24 @@ impl<T: Transport> Client<T> {
 }
 
 /// Validates a fetched skill with the catalog's rules, the entry name as its folder name.
-fn validate(name: &str, skill_md: &[u8], files: &[UnpackedFile]) -> Result<Frontmatter, ClientError> {
+fn validate(
+    name: &str,
+    skill_md: &[u8],
+    files: &[UnpackedFile],
+) -> Result<Frontmatter, ClientError> {
     let files = files
         .iter()
         .map(|file| SkillFile::new(file.path.clone(), file.bytes.clone(), file.executable))
         .collect();
     let skill = Skill::new(Some(name.to_owned()), skill_md.to_vec()).with_files(files);
-    let catalog = Catalog::builder()
-        .skill(skill)
-        .build()
-        .map_err(|errors| ClientError::Invalid {
-            skill: name.to_owned(),
-            errors,
-        })?;
+    let catalog =
+        Catalog::builder()
+            .skill(skill)
+            .build()
+            .map_err(|errors| ClientError::Invalid {
+                skill: name.to_owned(),
+                errors,
+            })?;
     let frontmatter = catalog.skills()[0].frontmatter().clone();
     Ok(frontmatter)
 }

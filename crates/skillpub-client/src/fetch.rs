@@ -87,7 +87,9 @@ pub enum FetchError {
     #[error("`{0}` is not on an allowed origin")]
     NotAllowed(String),
     /// More redirects than allowed, or a loop.
-    #[error("`{url}` redirects more than {MAX_REDIRECTS} times (last to `{last}`); fix the redirect chain")]
+    #[error(
+        "`{url}` redirects more than {MAX_REDIRECTS} times (last to `{last}`); fix the redirect chain"
+    )]
     TooManyRedirects {
         /// The first URL.
         url: String,
@@ -98,7 +100,9 @@ pub enum FetchError {
     #[error("`{0}` redirects without a valid Location header")]
     BadRedirect(String),
     /// The body is larger than the limit.
-    #[error("`{url}` sent more than {limit} bytes; raise the limit if the file is meant to be that large")]
+    #[error(
+        "`{url}` sent more than {limit} bytes; raise the limit if the file is meant to be that large"
+    )]
     TooLarge {
         /// The URL.
         url: String,
@@ -171,7 +175,10 @@ impl Policy {
         }
         if let Some(allowlist) = &self.allowlist {
             let origin = url.origin().ascii_serialization();
-            if !allowlist.iter().any(|allowed| allowed.trim_end_matches('/') == origin) {
+            if !allowlist
+                .iter()
+                .any(|allowed| allowed.trim_end_matches('/') == origin)
+            {
                 return Err(FetchError::NotAllowed(url.to_string()));
             }
         }
@@ -196,7 +203,8 @@ pub fn send(
     let mut current = url.clone();
     for _ in 0..=MAX_REDIRECTS {
         policy.permit(&current)?;
-        let (status, response_headers, body) = transport.send_once(method, &current, headers, limits.max_body)?;
+        let (status, response_headers, body) =
+            transport.send_once(method, &current, headers, limits.max_body)?;
         if status.is_redirection() && status != StatusCode::NOT_MODIFIED {
             let location = response_headers
                 .get(http::header::LOCATION)
@@ -222,11 +230,20 @@ pub fn send(
 }
 
 /// Removes `Content-Encoding: gzip` (or `x-gzip`, `deflate`); `identity` is nothing to remove.
-fn decode(url: &Url, headers: &HeaderMap, body: Vec<u8>, limit: u64) -> Result<Vec<u8>, FetchError> {
+fn decode(
+    url: &Url,
+    headers: &HeaderMap,
+    body: Vec<u8>,
+    limit: u64,
+) -> Result<Vec<u8>, FetchError> {
     let Some(encoding) = headers.get(http::header::CONTENT_ENCODING) else {
         return Ok(body);
     };
-    let encoding = encoding.to_str().unwrap_or_default().trim().to_ascii_lowercase();
+    let encoding = encoding
+        .to_str()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
     let reader: Box<dyn Read> = match encoding.as_str() {
         "" | "identity" => return Ok(body),
         "gzip" | "x-gzip" => Box::new(flate2::read::GzDecoder::new(&body[..])),

@@ -119,7 +119,9 @@ pub enum IndexError {
     #[error("the index must be a JSON object with `$schema` and `skills`")]
     NotAnObject,
     /// A `$schema` this client does not know; the draft says not to process the index.
-    #[error("the index has `$schema` `{0}`, which is not the 0.2.0 URI `{SCHEMA_URI}`; clients ignore such an index")]
+    #[error(
+        "the index has `$schema` `{0}`, which is not the 0.2.0 URI `{SCHEMA_URI}`; clients ignore such an index"
+    )]
     UnknownSchema(String),
     /// `skills` is missing or not a list.
     #[error("the index has no `skills` list")]
@@ -133,7 +135,8 @@ pub enum IndexError {
 /// [`IndexError`] when the index as a whole cannot be used; problems with single entries are
 /// in [`Index::problems`].
 pub fn parse(url: &Url, body: &[u8]) -> Result<Index, IndexError> {
-    let json: Value = serde_json::from_slice(body).map_err(|e| IndexError::NotJson(e.to_string()))?;
+    let json: Value =
+        serde_json::from_slice(body).map_err(|e| IndexError::NotJson(e.to_string()))?;
     let Value::Object(top) = json else {
         return Err(IndexError::NotAnObject);
     };
@@ -167,7 +170,10 @@ pub fn parse(url: &Url, body: &[u8]) -> Result<Index, IndexError> {
             message,
         };
         let Value::Object(fields) = value else {
-            index.problems.push(problem(Severity::Error, "the entry is not a JSON object".into()));
+            index.problems.push(problem(
+                Severity::Error,
+                "the entry is not a JSON object".into(),
+            ));
             continue;
         };
         let result = match version {
@@ -187,7 +193,10 @@ fn text<'a>(fields: &'a Map<String, Value>, field: &str) -> Result<&'a str, Refu
     match fields.get(field) {
         Some(Value::String(text)) => Ok(text),
         Some(_) => Err((Severity::Error, format!("`{field}` must be a string"))),
-        None => Err((Severity::Error, format!("the required field `{field}` is missing"))),
+        None => Err((
+            Severity::Error,
+            format!("the required field `{field}` is missing"),
+        )),
     }
 }
 
@@ -201,7 +210,9 @@ fn name_and_description(fields: &Map<String, Value>) -> Result<(String, String),
     if description.trim().is_empty() || length > MAX_DESCRIPTION_LENGTH {
         return Err((
             Severity::Error,
-            format!("`description` must have 1 to {MAX_DESCRIPTION_LENGTH} characters, it has {length}"),
+            format!(
+                "`description` must have 1 to {MAX_DESCRIPTION_LENGTH} characters, it has {length}"
+            ),
         ));
     }
     Ok((name.to_owned(), description.to_owned()))
@@ -212,7 +223,10 @@ fn entry(base: &Url, fields: &Map<String, Value>) -> Result<Entry, Refusal> {
         "skill-md" => ArtifactKind::SkillMd,
         "archive" => ArtifactKind::Archive,
         other => {
-            return Err((Severity::Warning, format!("unknown `type` `{other}`; the entry is skipped, as the draft says")));
+            return Err((
+                Severity::Warning,
+                format!("unknown `type` `{other}`; the entry is skipped, as the draft says"),
+            ));
         }
     };
     let (name, description) = name_and_description(fields)?;
@@ -220,9 +234,12 @@ fn entry(base: &Url, fields: &Map<String, Value>) -> Result<Entry, Refusal> {
     if raw_url.is_empty() {
         return Err((Severity::Error, "`url` is empty".into()));
     }
-    let url = base
-        .join(raw_url)
-        .map_err(|e| (Severity::Error, format!("`url` `{raw_url}` does not resolve: {e}")))?;
+    let url = base.join(raw_url).map_err(|e| {
+        (
+            Severity::Error,
+            format!("`url` `{raw_url}` does not resolve: {e}"),
+        )
+    })?;
     let digest = text(fields, "digest")?
         .parse::<Digest>()
         .map_err(|e| (Severity::Error, e.to_string()))?;
@@ -249,14 +266,28 @@ fn legacy_entry(base: &Url, fields: &Map<String, Value>) -> Result<LegacyEntry, 
         let Some(path) = file.as_str() else {
             return Err((Severity::Error, "`files` must hold strings".into()));
         };
-        let printable = path.bytes().all(|b| (0x20..=0x7e).contains(&b) && !b"\\?#[]".contains(&b));
-        if path.is_empty() || path.starts_with('/') || path.split('/').any(|s| s == "..") || !printable {
-            return Err((Severity::Error, format!("`files` entry `{path}` is not a safe relative path")));
+        let printable = path
+            .bytes()
+            .all(|b| (0x20..=0x7e).contains(&b) && !b"\\?#[]".contains(&b));
+        if path.is_empty()
+            || path.starts_with('/')
+            || path.split('/').any(|s| s == "..")
+            || !printable
+        {
+            return Err((
+                Severity::Error,
+                format!("`files` entry `{path}` is not a safe relative path"),
+            ));
         }
-        let url = folder.join(path).map_err(|e| (Severity::Error, e.to_string()))?;
+        let url = folder
+            .join(path)
+            .map_err(|e| (Severity::Error, e.to_string()))?;
         resolved.push((path.to_owned(), url));
     }
-    if !resolved.iter().any(|(path, _)| path == skillpub_core::SKILL_MD) {
+    if !resolved
+        .iter()
+        .any(|(path, _)| path == skillpub_core::SKILL_MD)
+    {
         return Err((Severity::Error, "`files` must include SKILL.md".into()));
     }
     Ok(LegacyEntry {
@@ -281,17 +312,28 @@ mod tests {
     }
 
     fn entry_json(url: &str) -> String {
-        format!(r#"{{"name":"a","type":"skill-md","description":"d","url":"{url}","digest":"{DIGEST}","extra":1}}"#)
+        format!(
+            r#"{{"name":"a","type":"skill-md","description":"d","url":"{url}","digest":"{DIGEST}","extra":1}}"#
+        )
     }
 
     #[test]
     fn urls_resolve_against_the_index_url_in_every_form() {
         for (raw, resolved) in [
-            ("a/SKILL.md", "https://example.com/.well-known/agent-skills/a/SKILL.md"),
+            (
+                "a/SKILL.md",
+                "https://example.com/.well-known/agent-skills/a/SKILL.md",
+            ),
             ("/x/SKILL.md", "https://example.com/x/SKILL.md"),
-            ("https://cdn.example.net/a.md", "https://cdn.example.net/a.md"),
+            (
+                "https://cdn.example.net/a.md",
+                "https://cdn.example.net/a.md",
+            ),
             ("//cdn.example.net/a.md", "https://cdn.example.net/a.md"),
-            ("../skills/a.md", "https://example.com/.well-known/skills/a.md"),
+            (
+                "../skills/a.md",
+                "https://example.com/.well-known/skills/a.md",
+            ),
         ] {
             let parsed = parse(&base(), index(&entry_json(raw)).as_bytes()).unwrap();
             assert_eq!(parsed.entries()[0].url.as_str(), resolved, "{raw}");
@@ -301,11 +343,18 @@ mod tests {
     #[test]
     fn the_schema_is_matched_exactly() {
         let wrong = r#"{"$schema":"https://schemas.agentskills.io/discovery/0.2.0/schema.json/","skills":[]}"#;
-        assert!(matches!(parse(&base(), wrong.as_bytes()), Err(IndexError::UnknownSchema(_))));
-        let legacy = r#"{"skills":[{"name":"a","description":"d","files":["SKILL.md","references/x.md"]}]}"#;
+        assert!(matches!(
+            parse(&base(), wrong.as_bytes()),
+            Err(IndexError::UnknownSchema(_))
+        ));
+        let legacy =
+            r#"{"skills":[{"name":"a","description":"d","files":["SKILL.md","references/x.md"]}]}"#;
         let parsed = parse(&base(), legacy.as_bytes()).unwrap();
         assert_eq!(parsed.version, Version::V0_1);
-        assert_eq!(parsed.legacy_entries()[0].files[1].1.as_str(), "https://example.com/.well-known/agent-skills/a/references/x.md");
+        assert_eq!(
+            parsed.legacy_entries()[0].files[1].1.as_str(),
+            "https://example.com/.well-known/agent-skills/a/references/x.md"
+        );
     }
 
     #[test]
@@ -317,16 +366,38 @@ mod tests {
         let parsed = parse(&base(), index(&skills).as_bytes()).unwrap();
         assert_eq!(parsed.entries().len(), 1);
         let severities: Vec<Severity> = parsed.problems().iter().map(|p| p.severity).collect();
-        assert_eq!(severities, [Severity::Warning, Severity::Error, Severity::Error, Severity::Error, Severity::Error]);
-        assert!(parsed.problems()[0].message.contains("unknown `type` `bundle`"));
+        assert_eq!(
+            severities,
+            [
+                Severity::Warning,
+                Severity::Error,
+                Severity::Error,
+                Severity::Error,
+                Severity::Error
+            ]
+        );
+        assert!(
+            parsed.problems()[0]
+                .message
+                .contains("unknown `type` `bundle`")
+        );
     }
 
     #[test]
     fn whole_index_errors() {
-        assert!(matches!(parse(&base(), b"<html>"), Err(IndexError::NotJson(_))));
-        assert!(matches!(parse(&base(), b"[]"), Err(IndexError::NotAnObject)));
+        assert!(matches!(
+            parse(&base(), b"<html>"),
+            Err(IndexError::NotJson(_))
+        ));
+        assert!(matches!(
+            parse(&base(), b"[]"),
+            Err(IndexError::NotAnObject)
+        ));
         let no_skills = format!(r#"{{"$schema":"{SCHEMA_URI}"}}"#);
-        assert!(matches!(parse(&base(), no_skills.as_bytes()), Err(IndexError::NoSkills)));
+        assert!(matches!(
+            parse(&base(), no_skills.as_bytes()),
+            Err(IndexError::NoSkills)
+        ));
         assert!(parse(&base(), index("").as_bytes()).unwrap().empty);
     }
 }

@@ -55,7 +55,9 @@ pub enum UnpackError {
     #[error("entry `{0}` appears twice")]
     Duplicate(String),
     /// More bytes than allowed once unpacked.
-    #[error("the archive unpacks to more than {0} bytes (a decompression bomb, or a limit to raise)")]
+    #[error(
+        "the archive unpacks to more than {0} bytes (a decompression bomb, or a limit to raise)"
+    )]
     TooLarge(u64),
     /// More files than allowed.
     #[error("the archive has more than {0} files")]
@@ -78,7 +80,9 @@ pub struct Unpacked {
 #[must_use]
 pub fn detect(media_type: Option<&str>, url_path: &str, bytes: &[u8]) -> Option<Format> {
     match media_type {
-        Some("application/gzip" | "application/x-gzip" | "application/x-tar+gzip") => return Some(Format::TarGz),
+        Some("application/gzip" | "application/x-gzip" | "application/x-tar+gzip") => {
+            return Some(Format::TarGz);
+        }
         Some("application/zip" | "application/x-zip-compressed") => return Some(Format::Zip),
         _ => {}
     }
@@ -103,7 +107,12 @@ pub fn detect(media_type: Option<&str>, url_path: &str, bytes: &[u8]) -> Option<
 /// # Errors
 ///
 /// See [`UnpackError`].
-pub fn unpack(format: Format, bytes: &[u8], max_unpacked: u64, max_files: usize) -> Result<Unpacked, UnpackError> {
+pub fn unpack(
+    format: Format,
+    bytes: &[u8],
+    max_unpacked: u64,
+    max_files: usize,
+) -> Result<Unpacked, UnpackError> {
     let mut sink = Sink {
         unpacked: Unpacked::default(),
         remaining: max_unpacked,
@@ -114,7 +123,12 @@ pub fn unpack(format: Format, bytes: &[u8], max_unpacked: u64, max_files: usize)
         Format::TarGz => unpack_tar(bytes, &mut sink)?,
         Format::Zip => unpack_zip(bytes, &mut sink)?,
     }
-    if !sink.unpacked.files.iter().any(|file| file.path == skillpub_core::SKILL_MD) {
+    if !sink
+        .unpacked
+        .files
+        .iter()
+        .any(|file| file.path == skillpub_core::SKILL_MD)
+    {
         return Err(UnpackError::NoSkillMd);
     }
     Ok(sink.unpacked)
@@ -128,7 +142,12 @@ struct Sink {
 }
 
 impl Sink {
-    fn file(&mut self, path: String, reader: impl Read, executable: bool) -> Result<(), UnpackError> {
+    fn file(
+        &mut self,
+        path: String,
+        reader: impl Read,
+        executable: bool,
+    ) -> Result<(), UnpackError> {
         if self.unpacked.files.len() >= self.max_files {
             return Err(UnpackError::TooManyFiles(self.max_files));
         }
@@ -153,7 +172,11 @@ impl Sink {
 /// letters, backslashes and any `..` segment, wherever it is.
 fn clean_path(raw: &str, notes: &mut Vec<String>) -> Result<String, UnpackError> {
     let traversal = || UnpackError::Traversal(raw.to_owned());
-    if raw.starts_with('/') || raw.contains('\\') || raw.as_bytes().get(1) == Some(&b':') || raw.contains('\0') {
+    if raw.starts_with('/')
+        || raw.contains('\\')
+        || raw.as_bytes().get(1) == Some(&b':')
+        || raw.contains('\0')
+    {
         return Err(traversal());
     }
     let mut segments = Vec::new();
@@ -165,7 +188,9 @@ fn clean_path(raw: &str, notes: &mut Vec<String>) -> Result<String, UnpackError>
         }
     }
     if raw.starts_with("./") && !notes.iter().any(|n| n.contains("./")) {
-        notes.push("entries start with `./`; some clients (skills 1.7.4) refuse such archives".to_owned());
+        notes.push(
+            "entries start with `./`; some clients (skills 1.7.4) refuse such archives".to_owned(),
+        );
     }
     if segments.is_empty() {
         return Err(traversal());
@@ -221,11 +246,16 @@ fn unpack_tar(bytes: &[u8], sink: &mut Sink) -> Result<(), UnpackError> {
             if !inside {
                 return Err(UnpackError::LinkOutside { path, target });
             }
-            sink.unpacked.notes.push(format!("link `{path}` -> `{target}` was not unpacked"));
+            sink.unpacked
+                .notes
+                .push(format!("link `{path}` -> `{target}` was not unpacked"));
             continue;
         }
         if !(kind.is_file() || kind == tar::EntryType::Continuous) {
-            if kind.is_pax_global_extensions() || kind.is_pax_local_extensions() || kind.is_gnu_longname() {
+            if kind.is_pax_global_extensions()
+                || kind.is_pax_local_extensions()
+                || kind.is_gnu_longname()
+            {
                 continue;
             }
             return Err(UnpackError::SpecialFile(path));
@@ -263,7 +293,9 @@ fn unpack_zip(bytes: &[u8], sink: &mut Sink) -> Result<(), UnpackError> {
             if !link_stays_inside(&path, &target) {
                 return Err(UnpackError::LinkOutside { path, target });
             }
-            sink.unpacked.notes.push(format!("link `{path}` -> `{target}` was not unpacked"));
+            sink.unpacked
+                .notes
+                .push(format!("link `{path}` -> `{target}` was not unpacked"));
             continue;
         }
         sink.file(path, file, executable)?;
@@ -278,10 +310,27 @@ mod tests {
     #[test]
     fn paths_are_cleaned_or_refused() {
         let mut notes = Vec::new();
-        assert_eq!(clean_path("SKILL.md", &mut notes), Ok("SKILL.md".to_owned()));
-        assert_eq!(clean_path("./a/./b.md", &mut notes), Ok("a/b.md".to_owned()));
+        assert_eq!(
+            clean_path("SKILL.md", &mut notes),
+            Ok("SKILL.md".to_owned())
+        );
+        assert_eq!(
+            clean_path("./a/./b.md", &mut notes),
+            Ok("a/b.md".to_owned())
+        );
         assert_eq!(notes.len(), 1);
-        for bad in ["/etc/passwd", "../x", "a/../../x", "a/..", "C:/x", "c:x", "a\\b", "\\\\server\\x", ".", ""] {
+        for bad in [
+            "/etc/passwd",
+            "../x",
+            "a/../../x",
+            "a/..",
+            "C:/x",
+            "c:x",
+            "a\\b",
+            "\\\\server\\x",
+            ".",
+            "",
+        ] {
             assert!(clean_path(bad, &mut notes).is_err(), "{bad}");
         }
     }
@@ -297,10 +346,22 @@ mod tests {
 
     #[test]
     fn the_format_comes_from_the_type_then_the_extension_then_the_bytes() {
-        assert_eq!(detect(Some("application/zip"), "/x.tar.gz", b""), Some(Format::Zip));
-        assert_eq!(detect(Some("application/octet-stream"), "/x.tgz", b""), Some(Format::TarGz));
-        assert_eq!(detect(None, "/download", b"PK\x03\x04rest"), Some(Format::Zip));
-        assert_eq!(detect(None, "/download", b"\x1f\x8brest"), Some(Format::TarGz));
+        assert_eq!(
+            detect(Some("application/zip"), "/x.tar.gz", b""),
+            Some(Format::Zip)
+        );
+        assert_eq!(
+            detect(Some("application/octet-stream"), "/x.tgz", b""),
+            Some(Format::TarGz)
+        );
+        assert_eq!(
+            detect(None, "/download", b"PK\x03\x04rest"),
+            Some(Format::Zip)
+        );
+        assert_eq!(
+            detect(None, "/download", b"\x1f\x8brest"),
+            Some(Format::TarGz)
+        );
         assert_eq!(detect(Some("text/html"), "/download", b"<html>"), None);
     }
 }

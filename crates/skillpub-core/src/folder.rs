@@ -58,6 +58,7 @@ pub struct SkillsFolder {
     skills: Vec<SkillSource>,
     skipped: Vec<Skipped>,
     folders: Vec<PathBuf>,
+    errors: Vec<Error>,
 }
 
 impl SkillsFolder {
@@ -93,52 +94,67 @@ impl SkillsFolder {
 
 const HIDDEN: &str = "hidden files and folders are not published";
 
-/// Reads a skill folder (one that holds a `SKILL.md`) or a folder of skill folders.
-///
-/// In a folder of skill folders, every subfolder must hold a `SKILL.md`; other files at the
-/// top are ignored, as a README would be. In each skill, every file is read except hidden
-/// ones (names starting with `.`, such as `.DS_Store` or `.git`), which are skipped and
-/// listed in [`SkillsFolder::skipped`]. These are refused, each with its own error: names
-/// that are not UTF-8, symbolic links that leave the skill folder or point to a folder,
-/// sockets and other special files, paths a URL or an archive cannot carry (see
-/// [`validate_file_path`]), and skills over 512 files or 16 MiB.
+/// Reads a skill folder (one that holds a `SKILL.md`) or a folder of skill folders, and
+/// fails on any problem; see [`SkillsFolder::read`] for what is read, skipped and refused.
 ///
 /// # Errors
 ///
 /// Every problem found, each naming its file.
 pub fn read_skills_folder(root: impl AsRef<Path>) -> Result<SkillsFolder, Errors> {
-    let root = root.as_ref();
-    let mut walk = Walk::default();
-    let result = match fs::metadata(root) {
-        Err(error) => Err(ErrorKind::Io {
-            message: error.to_string(),
-        }),
-        Ok(meta) if !meta.is_dir() => Err(ErrorKind::NotAFolder),
-        Ok(_) => Ok(()),
-    };
-    if let Err(kind) = result {
-        let label = root.display().to_string();
-        return Err(Errors::new(vec![Error::new(&label, &label, None, kind)]));
-    }
-    walk.folders.push(root.to_path_buf());
-    if root.join(SKILL_MD).is_file() {
-        walk.skill(root);
+    let mut folder = SkillsFolder::read(root);
+    if folder.errors.is_empty() {
+        Ok(folder)
     } else {
-        for entry in walk.entries(root, root) {
-            if entry.is_dir {
-                walk.folders.push(entry.path.clone());
-                walk.skill(&entry.path);
+        Err(Errors::new(std::mem::take(&mut folder.errors)))
+    }
+}
+
+impl SkillsFolder {
+    /// Reads a skill folder (one that holds a `SKILL.md`) or a folder of skill folders, and
+    /// keeps going after problems, so that a linter can report them all: the problems are in
+    /// [`errors`](Self::errors), and a skill with a refused file is kept without that file.
+    ///
+    /// In a folder of skill folders, every subfolder must hold a `SKILL.md`; other files at
+    /// the top are ignored, as a README would be. In each skill, every file is read except
+    /// hidden ones (names starting with `.`, such as `.DS_Store` or `.git`), which are skipped
+    /// and listed in [`skipped`](Self::skipped). These are refused, each with its own error:
+    /// names that are not UTF-8, symbolic links that leave the skill folder or point to a
+    /// folder, sockets and other special files, paths a URL or an archive cannot carry (see
+    /// [`validate_file_path`]), and skills over 512 files or 16 MiB (counted before reading).
+    #[must_use]
+    pub fn read(root: impl AsRef<Path>) -> Self {
+        let root = root.as_ref();
+        let mut walk = Walk::default();
+        let result = match fs::metadata(root) {
+            Err(error) => Err(ErrorKind::Io {
+                message: error.to_string(),
+            }),
+            Ok(meta) if !meta.is_dir() => Err(ErrorKind::NotAFolder),
+            Ok(_) => Ok(()),
+        };
+        if let Err(kind) = result {
+            let label = root.display().to_string();
+            walk.errors.push(Error::new(&label, &label, None, kind));
+            return walk.into_folder();
+        }
+        walk.folders.push(root.to_path_buf());
+        if root.join(SKILL_MD).is_file() {
+            walk.skill(root);
+        } else {
+            for entry in walk.entries(root, root) {
+                if entry.is_dir {
+                    walk.folders.push(entry.path.clone());
+                    walk.skill(&entry.path);
+                }
             }
         }
+        walk.into_folder()
     }
-    if walk.errors.is_empty() {
-        Ok(SkillsFolder {
-            skills: walk.skills,
-            skipped: walk.skipped,
-            folders: walk.folders,
-        })
-    } else {
-        Err(Errors::new(walk.errors))
+
+    /// The problems found while reading.
+    #[must_use]
+    pub fn errors(&self) -> &[Error] {
+        &self.errors
     }
 }
 
@@ -169,6 +185,15 @@ struct Entry {
 }
 
 impl Walk {
+    fn into_folder(self) -> SkillsFolder {
+        SkillsFolder {
+            skills: self.skills,
+            skipped: self.skipped,
+            folders: self.folders,
+            errors: self.errors,
+        }
+    }
+
     fn fail(&mut self, skill: &str, path: &Path, kind: ErrorKind) {
         let label = path.display().to_string();
         self.errors.push(Error::new(skill, &label, None, kind));
@@ -219,7 +244,6 @@ impl Walk {
     fn skill(&mut self, root: &Path) {
         let name = folder_name(root);
         let skill_md_source = root.join(SKILL_MD);
-        let errors_before = self.errors.len();
         let mut files = Vec::new();
         let mut sources = Vec::new();
         let mut count = 1_usize;
@@ -298,9 +322,6 @@ impl Walk {
                 &skill_md_source,
                 ErrorKind::TooLarge { bytes, limit },
             );
-        }
-        if self.errors.len() > errors_before {
-            return;
         }
         let mut paired: Vec<(SkillFile, PathBuf)> = files.into_iter().zip(sources).collect();
         paired.sort_by(|a, b| a.0.path().cmp(b.0.path()));

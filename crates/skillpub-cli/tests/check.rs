@@ -1,0 +1,501 @@
+//! `skillpub check` over real TCP on 127.0.0.1: the demo passes every check; each deliberately
+//! broken server fails with the right message.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{HeaderValue, Method, Request, Response, StatusCode};
+use skillpub_core::{Catalog, Digest, SCHEMA_URI, Skill};
+
+const SKILL_MD: &str =
+    "---\nname: greeting\ndescription: Greets the user by name.\n---\nSay hello.\n";
+
+/// Serves `app` on a free port of 127.0.0.1 until the test ends.
+async fn serve(app: Router) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    addr
+}
+
+/// Runs `skillpub` with the arguments; returns whether it exited 0, and stdout.
+async fn skillpub(args: &[&str]) -> (bool, String) {
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_skillpub"))
+        .args(args)
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    (output.status.success(), stdout)
+}
+
+async fn check(addr: SocketAddr, extra: &[&str]) -> (bool, String) {
+    let url = format!("http://{addr}");
+    let mut args = vec!["check", url.as_str()];
+    args.extend_from_slice(extra);
+    skillpub(&args).await
+}
+
+/// One prepared answer for GET (and HEAD, unless the site says otherwise).
+#[derive(Clone)]
+struct Answer {
+    status: StatusCode,
+    content_type: &'static str,
+    body: Vec<u8>,
+    location: Option<String>,
+}
+
+fn ok(content_type: &'static str, body: impl Into<Vec<u8>>) -> Answer {
+    Answer {
+        status: StatusCode::OK,
+        content_type,
+        body: body.into(),
+        location: None,
+    }
+}
+
+/// A hand-made site: exact paths to answers, a fallback, and how HEAD is treated.
+#[derive(Clone)]
+struct Site {
+    routes: Vec<(String, Answer)>,
+    fallback: Answer,
+    head_status: Option<StatusCode>,
+}
+
+impl Site {
+    fn new(routes: Vec<(&str, Answer)>) -> Self {
+        Self {
+            routes: routes.into_iter().map(|(p, a)| (p.to_owned(), a)).collect(),
+            fallback: Answer {
+                status: StatusCode::NOT_FOUND,
+                content_type: "text/plain",
+                body: b"not found".to_vec(),
+                location: None,
+            },
+            head_status: None,
+        }
+    }
+
+    fn router(self) -> Router {
+        Router::new().fallback(move |request: Request<Body>| {
+            let site = self.clone();
+            async move {
+                let path = request.uri().path();
+                let answer = site
+                    .routes
+                    .iter()
+                    .find(|(p, _)| p == path)
+                    .map_or(&site.fallback, |(_, a)| a)
+                    .clone();
+                let head = request.method() == Method::HEAD;
+                let status = match site.head_status {
+                    Some(status) if head => status,
+                    _ => answer.status,
+                };
+                let mut response = Response::new(Body::from(if head {
+                    Vec::new()
+                } else {
+                    answer.body.clone()
+                }));
+                *response.status_mut() = status;
+                let headers = response.headers_mut();
+                headers.insert(
+                    "content-type",
+                    HeaderValue::from_static(answer.content_type),
+                );
+                headers.insert("content-length", HeaderValue::from(answer.body.len()));
+                if let Some(location) = answer.location {
+                    headers.insert("location", HeaderValue::from_str(&location).unwrap());
+                }
+                response
+            }
+        })
+    }
+}
+
+fn index(entries: &str) -> String {
+    format!(r#"{{"$schema":"{SCHEMA_URI}","skills":[{entries}]}}"#)
+}
+
+fn entry(name: &str, kind: &str, description: &str, url: &str, bytes: &[u8]) -> String {
+    format!(
+        r#"{{"name":"{name}","type":"{kind}","description":"{description}","url":"{url}","digest":"{}"}}"#,
+        Digest::of(bytes)
+    )
+}
+
+const INDEX: &str = "/.well-known/agent-skills/index.json";
+const SKILL: &str = "/.well-known/agent-skills/greeting/SKILL.md";
+
+/// A correct hand-made site with one skill.
+fn good_site() -> Site {
+    Site::new(vec![
+        (
+            INDEX,
+            ok(
+                "application/json",
+                index(&entry(
+                    "greeting",
+                    "skill-md",
+                    "Greets the user by name.",
+                    SKILL,
+                    SKILL_MD.as_bytes(),
+                )),
+            ),
+        ),
+        (SKILL, ok("text/markdown; charset=utf-8", SKILL_MD)),
+    ])
+}
+
+fn fail_line<'a>(stdout: &'a str, needle: &str) -> &'a str {
+    stdout
+        .lines()
+        .find(|line| line.starts_with("FAIL") && line.contains(needle))
+        .unwrap_or_else(|| panic!("no FAIL line with `{needle}`:\n{stdout}"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_demo_passes_every_check() {
+    let catalog = Catalog::from_dir(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/skills"
+    ))
+    .unwrap();
+    let addr = serve(skillpub_axum::router(catalog)).await;
+    let (passed, stdout) = check(addr, &[]).await;
+    assert!(passed, "{stdout}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    let (summary, checks) = lines.split_last().unwrap();
+    assert!(
+        checks.iter().all(|line| line.starts_with("ok ")),
+        "{stdout}"
+    );
+    assert!(checks.len() > 20, "{stdout}");
+    assert!(summary.ends_with("ok, 0 warnings, 0 failed"), "{stdout}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn json_output_is_one_report() {
+    let addr = serve(skillpub_axum::router(
+        Catalog::new([Skill::from_static(SKILL_MD)]).unwrap(),
+    ))
+    .await;
+    let (passed, stdout) = check(addr, &["--json"]).await;
+    assert!(passed);
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["passed"], true);
+    assert_eq!(report["summary"]["fail"], 0);
+    assert!(
+        report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["status"] == "ok")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hand_made_site_without_caching_headers_passes_with_warnings() {
+    let addr = serve(good_site().router()).await;
+    let (passed, stdout) = check(addr, &[]).await;
+    assert!(passed, "{stdout}");
+    assert!(
+        stdout.contains("warn  site: the index has no Cache-Control"),
+        "{stdout}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn digest_drift_fails() {
+    let mut site = good_site();
+    site.routes[1].1 = ok("text/markdown", format!("{SKILL_MD}\n"));
+    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    assert!(!passed);
+    let line = fail_line(&stdout, "digest drift");
+    assert!(
+        line.contains(&Digest::of(SKILL_MD.as_bytes()).to_string()),
+        "{line}"
+    );
+    assert!(
+        line.contains(&Digest::of(format!("{SKILL_MD}\n").as_bytes()).to_string()),
+        "{line}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn skill_md_served_as_octet_stream_fails() {
+    let mut site = good_site();
+    site.routes[1].1.content_type = "application/octet-stream";
+    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    assert!(!passed);
+    fail_line(
+        &stdout,
+        "greeting: GET 200 but served as application/octet-stream",
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn head_answered_404_or_405_fails() {
+    for status in [StatusCode::NOT_FOUND, StatusCode::METHOD_NOT_ALLOWED] {
+        let mut site = good_site();
+        site.head_status = Some(status);
+        let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+        assert!(!passed);
+        fail_line(&stdout, &format!("index: HEAD answered {status}"));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_200_page_for_a_missing_skill_fails() {
+    let mut site = good_site();
+    site.fallback = ok("text/html", "<html>app</html>");
+    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    assert!(!passed);
+    fail_line(
+        &stdout,
+        "a skill that does not exist answers 200 OK (text/html)",
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn missing_and_invented_schemas_fail() {
+    let legacy = r#"{"skills":[{"name":"greeting","description":"Greets the user by name.","files":["SKILL.md"]}]}"#;
+    let site = Site::new(vec![
+        (INDEX, ok("application/json", legacy)),
+        (SKILL, ok("text/markdown", SKILL_MD)),
+    ]);
+    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    assert!(!passed);
+    fail_line(
+        &stdout,
+        "no `$schema`: clients read this as a legacy 0.1.0 index",
+    );
+
+    let invented = index("").replace(
+        SCHEMA_URI,
+        "https://agentskills.io/schemas/v0.2.0/index.json",
+    );
+    let site = Site::new(vec![(INDEX, ok("application/json", invented))]);
+    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    assert!(!passed);
+    fail_line(
+        &stdout,
+        "`$schema` is `https://agentskills.io/schemas/v0.2.0/index.json`",
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_localhost_url_fails() {
+    let url = "http://localhost:5173/.well-known/agent-skills/greeting/SKILL.md";
+    let site = Site::new(vec![(
+        INDEX,
+        ok(
+            "application/json",
+            index(&entry(
+                "greeting",
+                "skill-md",
+                "Greets the user by name.",
+                url,
+                SKILL_MD.as_bytes(),
+            )),
+        ),
+    )]);
+    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    assert!(!passed);
+    fail_line(&stdout, "is on a local host or a development port");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_description_that_differs_from_the_frontmatter_warns() {
+    let site = Site::new(vec![
+        (
+            INDEX,
+            ok(
+                "application/json",
+                index(&entry(
+                    "greeting",
+                    "skill-md",
+                    "Says hi.",
+                    SKILL,
+                    SKILL_MD.as_bytes(),
+                )),
+            ),
+        ),
+        (SKILL, ok("text/markdown", SKILL_MD)),
+    ]);
+    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    assert!(passed, "a SHOULD is a warning:\n{stdout}");
+    assert!(
+        stdout.contains("warn  greeting: the index description differs"),
+        "{stdout}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_frontmatter_name_that_differs_from_the_index_fails() {
+    let other = SKILL_MD.replace("name: greeting", "name: hello");
+    let site = Site::new(vec![
+        (
+            INDEX,
+            ok(
+                "application/json",
+                index(&entry(
+                    "greeting",
+                    "skill-md",
+                    "Greets the user by name.",
+                    SKILL,
+                    other.as_bytes(),
+                )),
+            ),
+        ),
+        (SKILL, ok("text/markdown", other)),
+    ]);
+    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    assert!(!passed);
+    fail_line(
+        &stdout,
+        "frontmatter name `hello` differs from the index name `greeting`",
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_redirect_loop_fails() {
+    let mut redirect = ok("text/plain", "");
+    redirect.status = StatusCode::FOUND;
+    redirect.location = Some(INDEX.to_owned());
+    let site = Site::new(vec![(INDEX, redirect)]);
+    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    assert!(!passed);
+    fail_line(&stdout, "redirects more than 10 times");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_that_never_answers_times_out() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let mut open = Vec::new();
+        for stream in listener.incoming().flatten() {
+            open.push(stream);
+        }
+    });
+    let started = std::time::Instant::now();
+    let (passed, stdout) = check(addr, &["--timeout", "1"]).await;
+    assert!(!passed);
+    fail_line(&stdout, "did not answer in time");
+    assert!(started.elapsed() < Duration::from_secs(30));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_index_larger_than_the_cap_fails() {
+    let padding = " ".repeat(5000);
+    let site = Site::new(vec![(
+        INDEX,
+        ok("application/json", format!("{}{padding}", index(""))),
+    )]);
+    let (passed, stdout) = check(serve(site.router()).await, &["--max-size", "1000"]).await;
+    assert!(!passed);
+    fail_line(&stdout, "sent more than 1000 bytes");
+}
+
+/// A site serving one archive skill with these bytes.
+fn archive_site(archive: Vec<u8>, content_type: &'static str, suffix: &str) -> Site {
+    let url = format!("/.well-known/agent-skills/greeting{suffix}");
+    let index = index(&entry(
+        "greeting",
+        "archive",
+        "Greets the user by name.",
+        &url,
+        &archive,
+    ));
+    let mut site = Site::new(vec![(INDEX, ok("application/json", index))]);
+    site.routes.push((url, ok(content_type, archive)));
+    site
+}
+
+fn tar_gz(entries: &[(&str, &[u8])], link: Option<(&str, &str)>) -> Vec<u8> {
+    let gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    let mut tar = tar::Builder::new(gzip);
+    for (path, bytes) in entries {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(bytes.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        tar.append_data(&mut header, path, *bytes).unwrap();
+    }
+    if let Some((path, target)) = link {
+        let mut header = tar::Header::new_gnu();
+        header.set_entry_type(tar::EntryType::Symlink);
+        header.set_size(0);
+        tar.append_link(&mut header, path, target).unwrap();
+    }
+    tar.into_inner().unwrap().finish().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_gzip_bomb_fails() {
+    let zeros = vec![0_u8; 8 * 1024 * 1024];
+    let bomb = tar_gz(
+        &[
+            ("SKILL.md", SKILL_MD.as_bytes()),
+            ("assets/zeros.bin", &zeros),
+        ],
+        None,
+    );
+    assert!(bomb.len() < 100_000, "{}", bomb.len());
+    let site = archive_site(bomb, "application/gzip", ".tar.gz");
+    let (passed, stdout) = check(serve(site.router()).await, &["--max-size", "1048576"]).await;
+    assert!(!passed);
+    fail_line(&stdout, "unpacks to more than 1048576 bytes");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_zip_slip_archive_fails() {
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default();
+    zip.start_file("SKILL.md", options).unwrap();
+    zip.write_all(SKILL_MD.as_bytes()).unwrap();
+    zip.start_file("../../evil.sh", options).unwrap();
+    zip.write_all(b"rm -rf ~").unwrap();
+    let archive = zip.finish().unwrap().into_inner();
+    let site = archive_site(archive, "application/zip", ".zip");
+    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    assert!(!passed);
+    fail_line(&stdout, "entry `../../evil.sh` leaves the skill folder");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_link_that_escapes_fails() {
+    let archive = tar_gz(
+        &[("SKILL.md", SKILL_MD.as_bytes())],
+        Some(("references/passwd", "../../../etc/passwd")),
+    );
+    let site = archive_site(archive, "application/gzip", ".tar.gz");
+    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    assert!(!passed);
+    fail_line(
+        &stdout,
+        "entry `references/passwd` is a link to `../../../etc/passwd`",
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_good_archive_served_as_octet_stream_fails_on_the_type_only() {
+    let archive = tar_gz(
+        &[
+            ("SKILL.md", SKILL_MD.as_bytes()),
+            ("references/a.md", b"# A\n"),
+        ],
+        None,
+    );
+    let site = archive_site(archive, "application/octet-stream", ".tar.gz");
+    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    assert!(!passed);
+    fail_line(
+        &stdout,
+        "served as application/octet-stream; it must be application/gzip",
+    );
+}
