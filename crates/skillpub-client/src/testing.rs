@@ -3,11 +3,22 @@
 //!
 //! # Example
 //!
+//! With an axum app, in a `#[tokio::test]`: `skillpub::testing::assert_conforms(app).await;`.
+//! Any tower service works; this one publishes nothing, so the checks fail:
+//!
 //! ```
-//! # async fn example(app: axum::Router) {
-//! // In a #[tokio::test]:
-//! skillpub_client::testing::assert_conforms(app).await;
-//! # }
+//! use http::{Request, Response, StatusCode};
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let nothing = tower::service_fn(|_: Request<String>| async {
+//!     let mut response = Response::new(String::new());
+//!     *response.status_mut() = StatusCode::NOT_FOUND;
+//!     Ok::<_, std::convert::Infallible>(response)
+//! });
+//! let report = skillpub_client::testing::check_service(nothing).await;
+//! assert!(!report.passed());
+//! assert!(report.to_string().contains("FAIL  index: GET"));
+//! # });
 //! ```
 
 use std::fmt::Display;
