@@ -2,22 +2,24 @@
 //!
 //! The same files give the same bytes on every build and every machine: entries sorted by
 //! path at the archive root (no wrapper folder, no `./`), regular files only, timestamps fixed
-//! (the Unix epoch in tar and gzip, 1980-01-01 in zip), owner 0, mode 0644 or 0755, and one
-//! pinned compressor (flate2's pure-Rust miniz_oxide backend at level 9). A change of
-//! compressor would change the bytes and every digest, so a test pins a recorded digest.
+//! (the Unix epoch in tar and gzip, 1980-01-01 in zip), owner 0, mode 0644 or 0755.
+//!
+//! Compression is miniz_oxide's deflate at level 9, called directly, with the gzip and zip
+//! framing written here. Going through flate2 or the zip crate would let any other crate in
+//! an application's dependency graph switch the deflate backend by feature unification
+//! (zip's default features turn flate2 to zlib-rs), and a different backend gives different
+//! bytes, so every digest would change. A test pins the digests of a fixture, so a miniz_oxide
+//! update that changes its output is noticed before a release.
 
-use std::io::{self, Cursor, Write};
-
-use flate2::{Compression, GzBuilder};
-use zip::write::SimpleFileOptions;
-use zip::{CompressionMethod, DateTime, ZipWriter};
+use std::io;
 
 /// The file name suffix of the tar archive of a skill.
 pub const TAR_GZ_SUFFIX: &str = ".tar.gz";
 /// The file name suffix of the zip archive of a skill.
 pub const ZIP_SUFFIX: &str = ".zip";
 
-const LEVEL: u32 = 9;
+/// miniz_oxide's best compression.
+const LEVEL: u8 = 9;
 
 /// One archive entry: path inside the skill, bytes and Unix mode.
 pub(crate) struct Entry<'a> {
@@ -28,10 +30,7 @@ pub(crate) struct Entry<'a> {
 
 /// Builds the `.tar.gz` (ustar entries inside gzip) of entries already sorted by path.
 pub(crate) fn tar_gz(entries: &[Entry<'_>]) -> io::Result<Vec<u8>> {
-    let gzip = GzBuilder::new()
-        .mtime(0)
-        .write(Vec::new(), Compression::new(LEVEL));
-    let mut tar = tar::Builder::new(gzip);
+    let mut tar = tar::Builder::new(Vec::new());
     for entry in entries {
         let mut header = tar::Header::new_ustar();
         header.set_path(entry.path)?;
@@ -44,23 +43,82 @@ pub(crate) fn tar_gz(entries: &[Entry<'_>]) -> io::Result<Vec<u8>> {
         header.set_cksum();
         tar.append(&header, entry.bytes)?;
     }
-    tar.into_inner()?.finish()
+    Ok(gzip(&tar.into_inner()?))
 }
 
-/// Builds the `.zip` of entries already sorted by path.
+/// Wraps `data` in a gzip member (RFC 1952): no name, mtime 0, "best compression", OS unknown.
+fn gzip(data: &[u8]) -> Vec<u8> {
+    const HEADER: [u8; 10] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 2, 0xff];
+    let deflated = miniz_oxide::deflate::compress_to_vec(data, LEVEL);
+    let mut out = Vec::with_capacity(HEADER.len() + deflated.len() + 8);
+    out.extend_from_slice(&HEADER);
+    out.extend_from_slice(&deflated);
+    out.extend_from_slice(&crc32fast::hash(data).to_le_bytes());
+    // ISIZE is the length modulo 2^32 by definition.
+    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    out
+}
+
+/// Builds the `.zip` (deflated entries, Unix attributes, 1980-01-01 00:00 timestamps) of
+/// entries already sorted by path. A skill is at most 512 files and 16 MiB, so zip64 is never
+/// needed.
 pub(crate) fn zip(entries: &[Entry<'_>]) -> io::Result<Vec<u8>> {
-    let mut zip = ZipWriter::new(Cursor::new(Vec::new()));
+    const VERSION: u16 = 20;
+    const MADE_BY_UNIX: u16 = (3 << 8) | VERSION;
+    const DEFLATED: u16 = 8;
+    const TIME: u16 = 0;
+    const DATE_1980_01_01: u16 = (1 << 5) | 1;
+    const REGULAR_FILE: u32 = 0o100_000;
+
+    let too_large = || io::Error::other("the skill is too large for a zip without zip64");
+    let small = |n: usize| u32::try_from(n).map_err(|_| too_large());
+    let mut out = Vec::new();
+    let mut central = Vec::new();
     for entry in entries {
-        let options = SimpleFileOptions::default()
-            .compression_method(CompressionMethod::Deflated)
-            .compression_level(Some(i64::from(LEVEL)))
-            .system(zip::System::Unix)
-            .last_modified_time(DateTime::default())
-            .unix_permissions(entry.mode)
-            .large_file(false);
-        zip.start_file(entry.path, options)
-            .map_err(io::Error::other)?;
-        zip.write_all(entry.bytes)?;
+        let deflated = miniz_oxide::deflate::compress_to_vec(entry.bytes, LEVEL);
+        let name = entry.path.as_bytes();
+        let name_length = u16::try_from(name.len()).map_err(|_| too_large())?;
+        let offset = small(out.len())?;
+        let crc = crc32fast::hash(entry.bytes);
+        let (compressed, size) = (small(deflated.len())?, small(entry.bytes.len())?);
+
+        // The fields shared by the local and the central header, from "version needed" on.
+        let mut common = Vec::with_capacity(26);
+        for half in [VERSION, 0, DEFLATED, TIME, DATE_1980_01_01] {
+            common.extend_from_slice(&half.to_le_bytes());
+        }
+        for word in [crc, compressed, size] {
+            common.extend_from_slice(&word.to_le_bytes());
+        }
+        common.extend_from_slice(&name_length.to_le_bytes());
+        common.extend_from_slice(&0_u16.to_le_bytes());
+
+        out.extend_from_slice(&0x0403_4b50_u32.to_le_bytes());
+        out.extend_from_slice(&common);
+        out.extend_from_slice(name);
+        out.extend_from_slice(&deflated);
+
+        central.extend_from_slice(&0x0201_4b50_u32.to_le_bytes());
+        central.extend_from_slice(&MADE_BY_UNIX.to_le_bytes());
+        central.extend_from_slice(&common);
+        for half in [0_u16, 0, 0] {
+            // comment length, disk number, internal attributes
+            central.extend_from_slice(&half.to_le_bytes());
+        }
+        central.extend_from_slice(&((REGULAR_FILE | entry.mode) << 16).to_le_bytes());
+        central.extend_from_slice(&offset.to_le_bytes());
+        central.extend_from_slice(name);
     }
-    Ok(zip.finish().map_err(io::Error::other)?.into_inner())
+    let count = u16::try_from(entries.len()).map_err(|_| too_large())?;
+    let central_offset = small(out.len())?;
+    let central_size = small(central.len())?;
+    out.extend_from_slice(&central);
+    out.extend_from_slice(&0x0605_4b50_u32.to_le_bytes());
+    for half in [0_u16, 0, count, count] {
+        out.extend_from_slice(&half.to_le_bytes());
+    }
+    out.extend_from_slice(&central_size.to_le_bytes());
+    out.extend_from_slice(&central_offset.to_le_bytes());
+    out.extend_from_slice(&0_u16.to_le_bytes());
+    Ok(out)
 }

@@ -276,6 +276,18 @@ pub enum ErrorKind {
         /// Where the link points.
         target: String,
     },
+    /// A symbolic link points nowhere (or into a loop).
+    #[error("is a symbolic link to `{target}`, which does not exist; fix or remove the link")]
+    BrokenSymlink {
+        /// Where the link points, as written.
+        target: String,
+    },
+    /// A symbolic link points to a hidden file, which would publish it under another name.
+    #[error("is a symbolic link to the hidden `{target}`, which is not published; remove the link")]
+    LinkToHidden {
+        /// Where the link points, as written.
+        target: String,
+    },
     /// A symbolic link points to a folder.
     #[error("is a symbolic link to a folder, which is not followed; copy the folder instead")]
     SymlinkedFolder,

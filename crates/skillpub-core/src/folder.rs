@@ -5,6 +5,7 @@
 //! This is the one module of the crate that touches the file system.
 
 use std::fs;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, ErrorKind, Errors};
@@ -68,7 +69,8 @@ impl SkillsFolder {
         &self.skills
     }
 
-    /// Hidden files and folders (names starting with `.`), which are not published.
+    /// What was left out: hidden files and folders (names starting with `.`), and folders
+    /// without a `SKILL.md` in a folder of skills.
     #[must_use]
     pub fn skipped(&self) -> &[Skipped] {
         &self.skipped
@@ -93,6 +95,19 @@ impl SkillsFolder {
 }
 
 const HIDDEN: &str = "hidden files and folders are not published";
+const NO_SKILL_MD: &str = "the folder has no SKILL.md, so it is not a skill";
+
+/// Whether a folder holds `SKILL.md` in any letter case (a wrong case is reported later).
+fn has_skill_md(folder: &Path) -> bool {
+    fs::read_dir(folder).is_ok_and(|entries| {
+        entries.flatten().any(|entry| {
+            entry
+                .file_name()
+                .to_string_lossy()
+                .eq_ignore_ascii_case(SKILL_MD)
+        })
+    })
+}
 
 /// Reads a skill folder (one that holds a `SKILL.md`) or a folder of skill folders, and
 /// fails on any problem; see [`SkillsFolder::read`] for what is read, skipped and refused.
@@ -114,13 +129,16 @@ impl SkillsFolder {
     /// keeps going after problems, so that a linter can report them all: the problems are in
     /// [`errors`](Self::errors), and a skill with a refused file is kept without that file.
     ///
-    /// In a folder of skill folders, every subfolder must hold a `SKILL.md`; other files at
-    /// the top are ignored, as a README would be. In each skill, every file is read except
+    /// In a folder of skill folders, every subfolder that holds a `SKILL.md` is a skill;
+    /// other subfolders are skipped and listed, and files at the top are ignored, as a README
+    /// would be. In each skill, every file is read except
     /// hidden ones (names starting with `.`, such as `.DS_Store` or `.git`), which are skipped
     /// and listed in [`skipped`](Self::skipped). These are refused, each with its own error:
     /// names that are not UTF-8, symbolic links that leave the skill folder or point to a
-    /// folder, sockets and other special files, paths a URL or an archive cannot carry (see
-    /// [`validate_file_path`]), and skills over 512 files or 16 MiB (counted before reading).
+    /// folder, point to a folder, point to a hidden file or point nowhere, sockets and other
+    /// special files, paths a URL or an archive cannot carry (see [`validate_file_path`]), and
+    /// skills over 512 files or 16 MiB (counted before reading). `SKILL.md` goes through the
+    /// same checks.
     #[must_use]
     pub fn read(root: impl AsRef<Path>) -> Self {
         let root = root.as_ref();
@@ -142,9 +160,19 @@ impl SkillsFolder {
             walk.skill(root);
         } else {
             for entry in walk.entries(root, root) {
-                if entry.is_dir {
+                if entry.is_symlink && entry.path.is_dir() {
+                    let label = folder_name(&entry.path);
+                    walk.fail(&label, &entry.path, ErrorKind::SymlinkedFolder);
+                } else if !entry.is_dir {
+                    // Files beside the skill folders, such as a README, are not skills.
+                } else if has_skill_md(&entry.path) {
                     walk.folders.push(entry.path.clone());
                     walk.skill(&entry.path);
+                } else {
+                    walk.skipped.push(Skipped {
+                        path: entry.path,
+                        reason: NO_SKILL_MD,
+                    });
                 }
             }
         }
@@ -182,6 +210,7 @@ struct Entry {
     path: PathBuf,
     name: String,
     is_dir: bool,
+    is_symlink: bool,
 }
 
 impl Walk {
@@ -233,23 +262,30 @@ impl Walk {
                 });
                 continue;
             }
-            let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
-            entries.push(Entry { path, name, is_dir });
+            let kind = entry.file_type().ok();
+            let is_dir = kind.is_some_and(|kind| kind.is_dir());
+            let is_symlink = kind.is_some_and(|kind| kind.is_symlink());
+            entries.push(Entry {
+                path,
+                name,
+                is_dir,
+                is_symlink,
+            });
         }
         entries.sort_by(|a, b| a.name.cmp(&b.name));
         entries
     }
 
-    /// Reads one skill folder.
+    /// Reads one skill folder: every entry is resolved and checked first, the limits are
+    /// checked on the sizes the file system reports, and only then is anything read (each read
+    /// capped, in case a file grows meanwhile).
     fn skill(&mut self, root: &Path) {
         let name = folder_name(root);
-        let skill_md_source = root.join(SKILL_MD);
-        let mut files = Vec::new();
-        let mut sources = Vec::new();
-        let mut count = 1_usize;
-        let mut bytes = fs::metadata(&skill_md_source).map_or(0, |meta| meta.len());
+        let mut skill_md = None;
+        let mut skill_md_seen = false;
+        let mut found = Vec::new();
+        let mut bytes = 0_u64;
         let mut pending = vec![(root.to_path_buf(), String::new())];
-        let mut found_skill_md = false;
         while let Some((folder, prefix)) = pending.pop() {
             for entry in self.entries(&folder, root) {
                 let relative = format!("{prefix}{}", entry.name);
@@ -258,11 +294,9 @@ impl Walk {
                     pending.push((entry.path, format!("{relative}/")));
                     continue;
                 }
-                if relative == SKILL_MD {
-                    found_skill_md = true;
-                    continue;
-                }
-                if prefix.is_empty() && relative.eq_ignore_ascii_case(SKILL_MD) {
+                let at_root_skill_md = prefix.is_empty() && relative.eq_ignore_ascii_case(SKILL_MD);
+                skill_md_seen |= at_root_skill_md;
+                if at_root_skill_md && relative != SKILL_MD {
                     self.fail(
                         &name,
                         &entry.path,
@@ -273,40 +307,29 @@ impl Walk {
                 let Some((source, meta)) = self.regular_file(&name, root, &entry.path) else {
                     continue;
                 };
+                if relative == SKILL_MD {
+                    bytes += meta.len();
+                    skill_md = Some((source, meta.len()));
+                    continue;
+                }
                 if let Err(problem) = validate_file_path(&relative) {
                     self.fail(&name, &entry.path, ErrorKind::FilePath { problem });
                     continue;
                 }
-                count += 1;
                 bytes += meta.len();
-                if count > MAX_FILES_PER_SKILL || bytes > MAX_BYTES_PER_SKILL {
-                    // Over a limit: keep counting, stop reading; the limit is reported below.
-                    continue;
-                }
-                match fs::read(&source) {
-                    Ok(content) => {
-                        files.push(SkillFile::new(relative, content, is_executable(&meta)));
-                        sources.push(source);
-                    }
-                    Err(error) => {
-                        let message = error.to_string();
-                        self.fail(&name, &entry.path, ErrorKind::Io { message });
-                    }
-                }
+                found.push((relative, source, is_executable(&meta)));
             }
         }
-        if !found_skill_md {
-            self.fail(&name, root, ErrorKind::MissingSkillMd);
+        let skill_md_source = root.join(SKILL_MD);
+        let Some((skill_md_path, skill_md_len)) = skill_md else {
+            // A SKILL.md that was there but refused has been reported already.
+            if !skill_md_seen {
+                self.fail(&name, root, ErrorKind::MissingSkillMd);
+            }
             return;
-        }
-        let skill_md = match fs::read(&skill_md_source) {
-            Ok(content) => content,
-            Err(error) => {
-                let message = error.to_string();
-                self.fail(&name, &skill_md_source, ErrorKind::Io { message });
-                return;
-            }
         };
+        let count = found.len() + 1;
+        let within_limits = count <= MAX_FILES_PER_SKILL && bytes <= MAX_BYTES_PER_SKILL;
         if count > MAX_FILES_PER_SKILL {
             let limit = MAX_FILES_PER_SKILL;
             self.fail(
@@ -323,19 +346,56 @@ impl Walk {
                 ErrorKind::TooLarge { bytes, limit },
             );
         }
-        let mut paired: Vec<(SkillFile, PathBuf)> = files.into_iter().zip(sources).collect();
-        paired.sort_by(|a, b| a.0.path().cmp(b.0.path()));
-        let (files, file_sources): (Vec<SkillFile>, Vec<PathBuf>) = paired.into_iter().unzip();
+        if skill_md_len > MAX_BYTES_PER_SKILL {
+            return;
+        }
+        let Some(skill_md) = self.read(&name, &skill_md_path, MAX_BYTES_PER_SKILL) else {
+            return;
+        };
+        let mut files = Vec::new();
+        let mut file_sources = Vec::new();
+        if within_limits {
+            found.sort_by(|a, b| a.0.cmp(&b.0));
+            for (relative, source, executable) in found {
+                if let Some(content) = self.read(&name, &source, MAX_BYTES_PER_SKILL) {
+                    files.push(SkillFile::new(relative, content, executable));
+                    file_sources.push(source);
+                }
+            }
+        }
         let folder = root.display().to_string();
         self.skills.push(SkillSource {
             skill: Skill::new(Some(folder), skill_md).with_files(files),
-            skill_md_source,
+            skill_md_source: skill_md_path,
             file_sources,
         });
     }
 
+    /// Reads at most `limit` bytes of a file; more, or a read error, is reported.
+    fn read(&mut self, skill: &str, path: &Path, limit: u64) -> Option<Vec<u8>> {
+        let result = fs::File::open(path).and_then(|file| {
+            let mut content = Vec::new();
+            file.take(limit + 1).read_to_end(&mut content)?;
+            Ok(content)
+        });
+        match result {
+            Ok(content) if content.len() as u64 > limit => {
+                let bytes = content.len() as u64;
+                self.fail(skill, path, ErrorKind::TooLarge { bytes, limit });
+                None
+            }
+            Ok(content) => Some(content),
+            Err(error) => {
+                let message = error.to_string();
+                self.fail(skill, path, ErrorKind::Io { message });
+                None
+            }
+        }
+    }
+
     /// Resolves a file: regular files as they are, links only when they stay inside the skill
-    /// folder and point to a regular file. Returns the path to read and its metadata.
+    /// folder, avoid hidden files and point to a regular file. Returns the path to read and
+    /// its metadata.
     fn regular_file(
         &mut self,
         skill: &str,
@@ -351,16 +411,23 @@ impl Walk {
             }
         };
         let source = if link.file_type().is_symlink() {
+            let written = fs::read_link(path)
+                .map(|t| t.display().to_string())
+                .unwrap_or_default();
             let (Ok(target), Ok(root)) = (fs::canonicalize(path), fs::canonicalize(root)) else {
-                let target = fs::read_link(path)
-                    .map(|t| t.display().to_string())
-                    .unwrap_or_default();
+                self.fail(skill, path, ErrorKind::BrokenSymlink { target: written });
+                return None;
+            };
+            let Ok(inside) = target.strip_prefix(&root) else {
+                let target = target.display().to_string();
                 self.fail(skill, path, ErrorKind::SymlinkOutside { target });
                 return None;
             };
-            if !target.starts_with(&root) {
-                let target = target.display().to_string();
-                self.fail(skill, path, ErrorKind::SymlinkOutside { target });
+            let hidden = inside
+                .components()
+                .any(|c| c.as_os_str().to_string_lossy().starts_with('.'));
+            if hidden {
+                self.fail(skill, path, ErrorKind::LinkToHidden { target: written });
                 return None;
             }
             target

@@ -168,22 +168,95 @@ fn paths_a_url_cannot_carry_are_refused() {
 }
 
 #[test]
-fn a_subfolder_without_skill_md_is_an_error() {
+fn subfolders_without_skill_md_are_skipped_but_a_wrong_case_is_an_error() {
     let dir = Scratch::new("missing");
     dir.write("pdf/SKILL.md", skill_md("pdf"));
     dir.write("shared/notes.md", "x");
+    let folder = read_skills_folder(&dir.0).unwrap();
+    assert_eq!(folder.skills().len(), 1);
+    assert_eq!(folder.skipped()[0].path, dir.0.join("shared"));
+
     dir.write("lower/skill.md", skill_md("lower"));
     let errors = read_skills_folder(&dir.0).unwrap_err();
     assert_eq!(
         kinds(&errors),
-        [
-            ErrorKind::SkillMdCase {
-                found: "skill.md".into()
-            },
-            ErrorKind::MissingSkillMd,
-            ErrorKind::MissingSkillMd
-        ]
+        [ErrorKind::SkillMdCase {
+            found: "skill.md".into()
+        }]
     );
+}
+
+#[cfg(unix)]
+#[test]
+fn skill_md_goes_through_the_same_checks_as_every_file() {
+    use std::os::unix::fs::symlink;
+    let dir = Scratch::new("skill-md-checks");
+    let outside = dir.write("elsewhere/SKILL.md", &skill_md("pdf"));
+    std::fs::create_dir_all(dir.0.join("skills/pdf")).unwrap();
+    symlink(&outside, dir.0.join("skills/pdf/SKILL.md")).unwrap();
+    let errors = read_skills_folder(dir.0.join("skills")).unwrap_err();
+    assert!(
+        matches!(&kinds(&errors)[..], [ErrorKind::SymlinkOutside { .. }]),
+        "{errors}"
+    );
+
+    std::fs::remove_file(dir.0.join("skills/pdf/SKILL.md")).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(dir.0.join("skills/pdf/SKILL.md"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let errors = read_skills_folder(dir.0.join("skills")).unwrap_err();
+    assert_eq!(
+        kinds(&errors),
+        [ErrorKind::NotARegularFile],
+        "a FIFO is refused, not read"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn broken_links_links_to_hidden_files_and_linked_skill_folders_are_refused() {
+    use std::os::unix::fs::symlink;
+    let dir = Scratch::new("odd-links");
+    dir.write("skills/pdf/SKILL.md", skill_md("pdf"));
+    dir.write("skills/pdf/.env", "SECRET=1");
+    symlink("missing.md", dir.0.join("skills/pdf/dangling.md")).unwrap();
+    symlink(".env", dir.0.join("skills/pdf/env.txt")).unwrap();
+    dir.write("real/other/SKILL.md", skill_md("other"));
+    symlink(dir.0.join("real/other"), dir.0.join("skills/other")).unwrap();
+    let errors = read_skills_folder(dir.0.join("skills")).unwrap_err();
+    let found = kinds(&errors);
+    assert!(found.contains(&ErrorKind::SymlinkedFolder), "{errors}");
+    assert!(
+        found.contains(&ErrorKind::BrokenSymlink {
+            target: "missing.md".into()
+        }),
+        "{errors}"
+    );
+    assert!(
+        found.contains(&ErrorKind::LinkToHidden {
+            target: ".env".into()
+        }),
+        "{errors}"
+    );
+    assert_eq!(found.len(), 3, "{errors}");
+}
+
+#[test]
+fn a_skill_with_a_refused_file_is_still_read_for_linting() {
+    let dir = Scratch::new("lint-partial");
+    dir.write("pdf/SKILL.md", "---\nname: PDF\ndescription: d\n---\n");
+    dir.write("pdf/bad name.md", "x");
+    dir.write("pdf/good.md", "x");
+    let folder = crate::SkillsFolder::read(&dir.0);
+    assert_eq!(folder.errors().len(), 1);
+    assert_eq!(folder.skills()[0].skill().files().len(), 1);
+    let errors = folder.catalog().unwrap_err();
+    assert!(matches!(
+        errors.as_slice()[0].kind(),
+        ErrorKind::NameUppercase { .. }
+    ));
 }
 
 #[test]
