@@ -22,6 +22,9 @@ fn files_under(root: &Path) -> BTreeMap<String, Vec<u8>> {
     while let Some(folder) = pending.pop() {
         for entry in std::fs::read_dir(&folder).unwrap() {
             let path = entry.unwrap().path();
+            if path.file_name().unwrap().to_string_lossy().starts_with('.') {
+                continue; // not published, such as a .DS_Store left by an editor
+            }
             if path.is_dir() {
                 pending.push(path);
             } else {

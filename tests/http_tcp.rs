@@ -50,6 +50,10 @@ fn assert_common_headers(wire: &Wire) {
     assert_eq!(wire.header("access-control-allow-origin"), Some("*"));
     assert_eq!(wire.header("access-control-expose-headers"), Some("ETag"));
     assert_eq!(wire.header("x-content-type-options"), Some("nosniff"));
+    assert_eq!(
+        wire.header("content-security-policy"),
+        Some("default-src 'none'; sandbox")
+    );
     assert!(wire.header("cache-control").is_some());
 }
 

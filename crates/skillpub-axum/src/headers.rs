@@ -7,7 +7,8 @@ use bytes::Bytes;
 use http::header::{
     ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
     ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE, ALLOW, CACHE_CONTROL, CONTENT_LENGTH,
-    CONTENT_TYPE, ETAG, HeaderName, IF_MATCH, IF_NONE_MATCH, X_CONTENT_TYPE_OPTIONS,
+    CONTENT_SECURITY_POLICY, CONTENT_TYPE, ETAG, HeaderName, IF_MATCH, IF_NONE_MATCH,
+    X_CONTENT_TYPE_OPTIONS,
 };
 use http::{HeaderMap, HeaderValue, StatusCode};
 use skillpub_core::Digest;
@@ -36,6 +37,9 @@ const ANY_ORIGIN: HeaderValue = HeaderValue::from_static("*");
 const EXPOSED: HeaderValue = HeaderValue::from_static("ETag");
 const REQUEST_HEADERS: HeaderValue = HeaderValue::from_static("If-None-Match, If-Match");
 const NOSNIFF: HeaderValue = HeaderValue::from_static("nosniff");
+/// Nothing served here is a page: an SVG, XML or HTML file opened in a browser must not run
+/// script or load anything on the publishing site.
+const SANDBOX: HeaderValue = HeaderValue::from_static("default-src 'none'; sandbox");
 
 /// The header policy's settings; see [`RouterBuilder`](crate::RouterBuilder) for each.
 #[derive(Debug, Clone)]
@@ -221,14 +225,15 @@ impl Policy {
         }
     }
 
-    /// The headers on every answer: caching, CORS and `nosniff`.
+    /// The headers on every answer: caching, CORS, `nosniff` and a sandboxing CSP.
     fn common(&self, cache_control: &HeaderValue) -> HeaderMap {
         let mut headers = HeaderMap::with_capacity(10);
-        let pairs: [(HeaderName, HeaderValue); 4] = [
+        let pairs: [(HeaderName, HeaderValue); 5] = [
             (CACHE_CONTROL, cache_control.clone()),
             (ACCESS_CONTROL_ALLOW_ORIGIN, ANY_ORIGIN),
             (ACCESS_CONTROL_EXPOSE_HEADERS, EXPOSED),
             (X_CONTENT_TYPE_OPTIONS, NOSNIFF),
+            (CONTENT_SECURITY_POLICY, SANDBOX),
         ];
         headers.extend(pairs);
         headers

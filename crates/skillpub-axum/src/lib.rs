@@ -38,8 +38,9 @@
 //! | any other method on an unpublished path | 404 | small JSON body |
 //!
 //! Common to every answer: `Cache-Control` (configurable, separately for errors),
-//! `Access-Control-Allow-Origin: *`, `Access-Control-Expose-Headers: ETag` and
-//! `X-Content-Type-Options: nosniff`. `HEAD` gets exactly the headers of `GET`, and no body.
+//! `Access-Control-Allow-Origin: *`, `Access-Control-Expose-Headers: ETag`,
+//! `X-Content-Type-Options: nosniff` and `Content-Security-Policy: default-src 'none'; sandbox`
+//! (an SVG, XML or HTML file opened in a browser cannot run script on your site). `HEAD` gets exactly the headers of `GET`, and no body.
 //! The `ETag` is the quoted digest (`"sha256:<hex>"`), so it is the same on every replica.
 
 mod headers;

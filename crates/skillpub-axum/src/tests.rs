@@ -98,6 +98,10 @@ fn assert_common_headers(answer: &Answer) {
     assert_eq!(header(answer, ACCESS_CONTROL_ALLOW_ORIGIN), "*");
     assert_eq!(header(answer, ACCESS_CONTROL_EXPOSE_HEADERS), "ETag");
     assert_eq!(header(answer, X_CONTENT_TYPE_OPTIONS), "nosniff");
+    assert_eq!(
+        header(answer, http::header::CONTENT_SECURITY_POLICY),
+        "default-src 'none'; sandbox"
+    );
     assert!(answer.headers.contains_key(CACHE_CONTROL));
 }
 

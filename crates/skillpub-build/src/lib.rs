@@ -6,6 +6,8 @@
 //! gives at run time, each naming the file and field. The crate then pulls the skills in with
 //! one line, [`skillpub_core::include_skills!`].
 //!
+//! Crate features: none.
+//!
 //! # Example
 //!
 //! `build.rs`:
@@ -44,10 +46,14 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use skillpub_core::{Errors, SkillsFolder, read_skills_folder};
+use skillpub_core::{CatalogBuilder, Errors, SkillsFolder, read_skills_folder};
 
-/// The file written to `OUT_DIR`, which [`skillpub_core::include_skills!`] includes.
-pub const GENERATED_FILE: &str = "skillpub_skills.rs";
+/// The file written to `OUT_DIR` for a static named `name`, which
+/// [`skillpub_core::include_skills!`] includes: `skillpub_SKILLS.rs` by default.
+#[must_use]
+pub fn generated_file(static_name: &str) -> String {
+    format!("skillpub_{static_name}.rs")
+}
 
 /// Embeds the skills in `dir` (relative to the crate root) with the default options: a
 /// `static SKILLS` of `::skillpub::Skill`.
@@ -62,8 +68,9 @@ pub fn embed(dir: impl AsRef<Path>) {
 /// # Example
 ///
 /// ```no_run
-/// // build.rs of a crate that depends on skillpub-core rather than skillpub:
-/// skillpub_build::Embed::new("skills")
+/// // build.rs of a crate that depends on skillpub-core rather than skillpub, and embeds a
+/// // second folder next to the default one (pulled in with `include_skills!(AGENT_SKILLS)`):
+/// skillpub_build::Embed::new("agent-skills")
 ///     .crate_path("::skillpub_core")
 ///     .static_name("AGENT_SKILLS")
 ///     .run();
@@ -74,6 +81,7 @@ pub struct Embed {
     dir: PathBuf,
     crate_path: String,
     static_name: String,
+    allow_unknown_fields: bool,
 }
 
 /// What [`Embed::generate`] produced.
@@ -83,8 +91,25 @@ pub struct Generated {
     pub code: String,
     /// Every folder and file to watch for changes.
     pub watched: Vec<PathBuf>,
-    /// Hidden files and folders that were left out, with why.
+    /// What was left out, with why: hidden files, folders without `SKILL.md`.
     pub skipped: Vec<String>,
+    /// How many skills were embedded.
+    pub skills: usize,
+}
+
+/// Why a folder cannot be embedded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EmbedError {
+    /// The skills are invalid.
+    #[error(transparent)]
+    Skills(#[from] Errors),
+    /// A path that `include_bytes!` cannot be given exactly.
+    #[error("`{}` is not valid UTF-8; move the crate or the skills to a path that is", .0.display())]
+    NotUtf8(PathBuf),
+    /// A name or path given to the builder is not Rust.
+    #[error("`{0}` is not a valid Rust {1}")]
+    NotRust(String, &'static str),
 }
 
 impl Embed {
@@ -94,6 +119,7 @@ impl Embed {
             dir: dir.as_ref().to_path_buf(),
             crate_path: "::skillpub".to_owned(),
             static_name: "SKILLS".to_owned(),
+            allow_unknown_fields: false,
         }
     }
 
@@ -103,9 +129,17 @@ impl Embed {
         self
     }
 
-    /// The name of the generated static (default `SKILLS`).
+    /// The name of the generated static (default `SKILLS`); each name gets its own generated
+    /// file, so several folders can be embedded.
     pub fn static_name(mut self, name: impl Into<String>) -> Self {
         self.static_name = name.into();
+        self
+    }
+
+    /// Accepts frontmatter fields the specification does not define, as
+    /// `CatalogBuilder::allow_unknown_fields` does at run time (default `false`).
+    pub fn allow_unknown_fields(mut self, allow: bool) -> Self {
+        self.allow_unknown_fields = allow;
         self
     }
 
@@ -116,19 +150,38 @@ impl Embed {
     ///
     /// # Errors
     ///
-    /// Every problem of the folder and of every skill, as the catalog reports them.
-    pub fn generate(&self, root: &Path) -> Result<Generated, Errors> {
+    /// Every problem of the folder and of every skill, as the catalog reports them; a path
+    /// that is not UTF-8; a static name or crate path that is not Rust.
+    pub fn generate(&self, root: &Path) -> Result<Generated, EmbedError> {
+        let is_identifier = |text: &str| {
+            text.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        };
+        if !is_identifier(&self.static_name) {
+            return Err(EmbedError::NotRust(self.static_name.clone(), "identifier"));
+        }
+        let path = self.crate_path.trim_start_matches("::");
+        if !path.split("::").all(is_identifier) {
+            return Err(EmbedError::NotRust(self.crate_path.clone(), "path"));
+        }
         let dir = root.join(&self.dir);
         let folder = read_skills_folder(&dir)?;
-        folder.catalog()?;
+        let mut builder = CatalogBuilder::new();
+        builder
+            .skills(folder.skills().iter().map(|source| source.skill().clone()))
+            .allow_unknown_fields(self.allow_unknown_fields);
+        builder.build()?;
         Ok(Generated {
-            code: self.code(&folder, root),
+            code: self.code(&folder, root)?,
             watched: watched(&folder),
             skipped: folder
                 .skipped()
                 .iter()
                 .map(|s| format!("skipped {} ({})", s.path.display(), s.reason))
                 .collect(),
+            skills: folder.skills().len(),
         })
     }
 
@@ -143,9 +196,9 @@ impl Embed {
         println!("cargo:rerun-if-changed={}", root.join(&self.dir).display());
         let generated = match self.generate(&root) {
             Ok(generated) => generated,
-            Err(errors) => {
+            Err(error) => {
                 eprintln!(
-                    "skillpub-build: the skills in `{}` are invalid.\n{errors}",
+                    "skillpub-build: the skills in `{}` cannot be embedded.\n{error}",
                     self.dir.display()
                 );
                 std::process::exit(1);
@@ -157,19 +210,25 @@ impl Embed {
         for message in &generated.skipped {
             println!("cargo:warning=skillpub: {message}");
         }
-        let target = Path::new(&out_dir).join(GENERATED_FILE);
+        if generated.skills == 0 {
+            println!(
+                "cargo:warning=skillpub: `{}` holds no skill; the index will be empty",
+                self.dir.display()
+            );
+        }
+        let target = Path::new(&out_dir).join(generated_file(&self.static_name));
         if let Err(error) = std::fs::write(&target, generated.code) {
             eprintln!("skillpub-build: cannot write {}: {error}", target.display());
             std::process::exit(1);
         }
     }
 
-    fn code(&self, folder: &SkillsFolder, root: &Path) -> String {
+    fn code(&self, folder: &SkillsFolder, root: &Path) -> Result<String, EmbedError> {
         let krate = &self.crate_path;
         let name = &self.static_name;
         let mut code = format!(
-            "// Generated by skillpub-build from `{}`; do not edit.\n",
-            self.dir.display()
+            "// Generated by skillpub-build from {:?}; do not edit.\n",
+            self.dir.display().to_string()
         );
         // Each file list is a static of its own: a borrowed temporary of a type with a
         // destructor cannot live in a static.
@@ -185,7 +244,7 @@ impl Embed {
                     code,
                     "    {krate}::SkillFile::from_static({:?}, ::core::include_bytes!({:?}), {}),",
                     file.path(),
-                    display(path),
+                    utf8(path)?,
                     file.is_executable(),
                 );
             }
@@ -193,8 +252,8 @@ impl Embed {
         }
         let _ = writeln!(
             code,
-            "/// The skills embedded from `{}` at build time.\npub static {name}: [{krate}::Skill; {}] = [",
-            self.dir.display(),
+            "/// The skills embedded at build time from {:?}.\npub static {name}: [{krate}::Skill; {}] = [",
+            self.dir.display().to_string(),
             folder.skills().len(),
         );
         for (at, source) in folder.skills().iter().enumerate() {
@@ -205,11 +264,11 @@ impl Embed {
             let _ = writeln!(
                 code,
                 "    {krate}::Skill::from_static_parts({label:?}, ::core::include_bytes!({:?}), &__{name}_FILES_{at}),",
-                display(source.skill_md_source()),
+                utf8(source.skill_md_source())?,
             );
         }
         code.push_str("];\n");
-        code
+        Ok(code)
     }
 }
 
@@ -234,9 +293,10 @@ fn relative_label(folder: &str, root: &Path) -> String {
         .join("/")
 }
 
-/// A path as text for `include_bytes!`; the walk has refused names that are not UTF-8.
-fn display(path: &Path) -> String {
-    path.to_string_lossy().into_owned()
+/// A path as text for `include_bytes!`, which needs it exactly.
+fn utf8(path: &Path) -> Result<&str, EmbedError> {
+    path.to_str()
+        .ok_or_else(|| EmbedError::NotUtf8(path.to_path_buf()))
 }
 
 #[cfg(test)]
@@ -346,6 +406,56 @@ mod tests {
                 .to_string()
                 .contains("field `name`: `PDF` has uppercase letters"),
             "{errors}"
+        );
+    }
+
+    #[test]
+    fn unknown_fields_can_be_allowed_as_at_run_time() {
+        let root = Scratch::new("unknown-fields");
+        root.write(
+            "skills/pdf/SKILL.md",
+            "---\nname: pdf\ndescription: d\nowner: me\n---\n",
+        );
+        assert!(Embed::new("skills").generate(&root.0).is_err());
+        assert!(
+            Embed::new("skills")
+                .allow_unknown_fields(true)
+                .generate(&root.0)
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn names_that_are_not_rust_are_refused() {
+        let root = Scratch::new("not-rust");
+        root.write("skills/pdf/SKILL.md", SKILL_MD);
+        let bad_static = Embed::new("skills")
+            .static_name("MY SKILLS")
+            .generate(&root.0);
+        assert!(matches!(
+            bad_static,
+            Err(EmbedError::NotRust(_, "identifier"))
+        ));
+        let bad_path = Embed::new("skills")
+            .crate_path("::sk-illpub")
+            .generate(&root.0);
+        assert!(matches!(bad_path, Err(EmbedError::NotRust(_, "path"))));
+    }
+
+    #[test]
+    fn each_static_has_its_own_file() {
+        assert_eq!(generated_file("SKILLS"), "skillpub_SKILLS.rs");
+        assert_eq!(generated_file("AGENT_SKILLS"), "skillpub_AGENT_SKILLS.rs");
+    }
+
+    #[test]
+    fn the_folder_in_comments_is_quoted() {
+        let root = Scratch::new("quoted");
+        root.write("skills/pdf/SKILL.md", SKILL_MD);
+        let code = Embed::new("skills").generate(&root.0).unwrap().code;
+        assert!(
+            code.starts_with("// Generated by skillpub-build from \"skills\"; do not edit.\n"),
+            "{code}"
         );
     }
 }

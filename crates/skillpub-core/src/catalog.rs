@@ -560,6 +560,22 @@ fn check_files(skill: &Skill, name: &str) -> Vec<Error> {
             None => {}
         }
     }
+    let paths: std::collections::HashSet<&str> = skill.files().iter().map(|f| f.path()).collect();
+    for file in skill.files() {
+        let path = file.path();
+        let blocking = path
+            .match_indices('/')
+            .map(|(at, _)| &path[..at])
+            .find(|folder| paths.contains(folder));
+        if let Some(folder) = blocking {
+            report(
+                path,
+                ErrorKind::FileUsedAsFolder {
+                    file: folder.to_owned(),
+                },
+            );
+        }
+    }
     let count = skill.files().len() + 1;
     if count > MAX_FILES_PER_SKILL {
         report(

@@ -219,6 +219,14 @@ pub enum ErrorKind {
         /// The other path.
         other: String,
     },
+    /// A file's path uses another file's path as a folder (`a` and `a/b`).
+    #[error(
+        "this path puts a file inside `{file}`, which is a file too; no file system can hold both, so rename one"
+    )]
+    FileUsedAsFolder {
+        /// The file that would have to be a folder.
+        file: String,
+    },
     /// More files than SEP-2640 allows in one skill.
     #[error(
         "the skill has {count} files, over the limit of {limit} (SEP-2640); move some out or split the skill"

@@ -1,6 +1,7 @@
 //! Agent Skills as data: `SKILL.md` frontmatter, validation, digests and the discovery index.
 //!
-//! This crate does no I/O and knows no HTTP framework. It turns the bytes of each skill's
+//! This crate knows no HTTP framework and does no I/O, except [`SkillsFolder`] and
+//! [`Catalog::from_dir`], which read a skills folder from disk. It turns the bytes of each skill's
 //! `SKILL.md` into a [`Catalog`]: every frontmatter parsed and checked against the
 //! [Agent Skills specification] and the [discovery draft 0.2.0], every artifact hashed from the
 //! exact bytes that will be served, and the `index.json` rendered once. Web crates such as

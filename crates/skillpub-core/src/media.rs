@@ -20,8 +20,9 @@ const TEXT_EXTENSIONS: [&str; 34] = [
     "ini", "cfg", "conf", "csv", "tsv", "template",
 ];
 
-/// The media type of a file, from its extension. Text types are only given to UTF-8 bytes;
-/// anything else is `application/octet-stream`.
+/// The media type of a file, from its extension. Text types are only given to UTF-8 bytes.
+/// A file with no known extension is `text/plain` when it is UTF-8 without NUL bytes, and
+/// `application/octet-stream` otherwise.
 ///
 /// # Example
 ///
@@ -32,7 +33,8 @@ const TEXT_EXTENSIONS: [&str; 34] = [
 /// assert_eq!(media_type("scripts/run.py", b"print(1)"), "text/plain; charset=utf-8");
 /// assert_eq!(media_type("assets/logo.png", b"\x89PNG"), "image/png");
 /// assert_eq!(media_type("notes.txt", b"\xff\xfe"), "application/octet-stream");
-/// assert_eq!(media_type("assets/data.bin", b""), "application/octet-stream");
+/// assert_eq!(media_type("assets/data.bin", b"\x00\x01"), "application/octet-stream");
+/// assert_eq!(media_type("LICENSE", b"MIT License"), "text/plain; charset=utf-8");
 /// ```
 #[must_use]
 pub fn media_type(path: &str, bytes: &[u8]) -> &'static str {
@@ -65,6 +67,8 @@ pub fn media_type(path: &str, bytes: &[u8]) -> &'static str {
         "gz" | "tgz" => GZIP,
         "zip" => ZIP,
         other if TEXT_EXTENSIONS.contains(&other) => text(PLAIN_TEXT),
+        // No known extension (LICENSE, Makefile, scripts/deploy): text if it reads as text.
+        _ if std::str::from_utf8(bytes).is_ok() && !bytes.contains(&0) => PLAIN_TEXT,
         _ => OCTET_STREAM,
     }
 }
@@ -86,8 +90,10 @@ mod tests {
 
     #[test]
     fn a_dot_file_name_has_no_extension() {
-        assert_eq!(media_type("a/.md", b"x"), OCTET_STREAM);
-        assert_eq!(media_type("Makefile", b"x"), OCTET_STREAM);
+        assert_eq!(media_type("a/.md", b"x"), PLAIN_TEXT);
+        assert_eq!(media_type("a/.md", b"\xff"), OCTET_STREAM);
+        assert_eq!(media_type("Makefile", b"all:\n"), PLAIN_TEXT);
+        assert_eq!(media_type("tool", b"\x7fELF\x00"), OCTET_STREAM);
     }
 
     #[test]

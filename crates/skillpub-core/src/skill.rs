@@ -167,8 +167,9 @@ macro_rules! skill {
     };
 }
 
-/// Includes the skills that `skillpub-build` embedded from `build.rs`: a `static SKILLS`
-/// (or the name given to `Embed::static_name`) of type `[Skill; N]`.
+/// Includes the skills that `skillpub-build` embedded from `build.rs`: a `static SKILLS`, or
+/// the static named in `include_skills!(NAME)` (the name given to `Embed::static_name`), of
+/// type `[Skill; N]`.
 ///
 /// # Example
 ///
@@ -179,9 +180,14 @@ macro_rules! skill {
 #[macro_export]
 macro_rules! include_skills {
     () => {
+        $crate::include_skills!(SKILLS);
+    };
+    ($name:ident) => {
         ::core::include!(::core::concat!(
             ::core::env!("OUT_DIR"),
-            "/skillpub_skills.rs"
+            "/skillpub_",
+            ::core::stringify!($name),
+            ".rs"
         ));
     };
 }

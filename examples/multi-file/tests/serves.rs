@@ -49,4 +49,11 @@ fn the_example_lists_the_multi_file_skill_as_an_archive() {
     );
     assert!(answer.contains("\"type\": \"archive\""), "{answer}");
     assert!(answer.contains("\"name\": \"write-skill-md\""), "{answer}");
+
+    // The skills embedded by build.rs give the same index, byte for byte, as the same folder
+    // read at run time.
+    let from_disk =
+        skillpub::Catalog::from_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../skills")).unwrap();
+    let body = answer.split_once("\r\n\r\n").unwrap().1;
+    assert_eq!(body.as_bytes(), from_disk.index().bytes().as_ref());
 }

@@ -199,7 +199,7 @@ fn the_skill_md_of_an_archive_skill_is_still_served_alone() {
         types,
         [
             "image/png",
-            "application/octet-stream",
+            "text/plain; charset=utf-8",
             "text/markdown; charset=utf-8",
             "text/markdown; charset=utf-8",
             "text/plain; charset=utf-8",

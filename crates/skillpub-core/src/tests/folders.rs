@@ -358,3 +358,18 @@ fn duplicate_and_case_colliding_paths_are_refused() {
     );
     assert_eq!(errors.as_slice()[1].file(), "pdf/A.md");
 }
+
+#[test]
+fn a_file_cannot_also_be_a_folder() {
+    let files = vec![
+        SkillFile::new("references", "x", false),
+        SkillFile::new("references/a.md", "y", false),
+    ];
+    let errors = Catalog::new([Skill::new(None, skill_md("pdf")).with_files(files)]).unwrap_err();
+    assert_eq!(
+        kinds(&errors),
+        [ErrorKind::FileUsedAsFolder {
+            file: "references".into()
+        }]
+    );
+}
