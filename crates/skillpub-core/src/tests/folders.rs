@@ -191,7 +191,7 @@ fn subfolders_without_skill_md_are_skipped_but_a_wrong_case_is_an_error() {
 fn skill_md_goes_through_the_same_checks_as_every_file() {
     use std::os::unix::fs::symlink;
     let dir = Scratch::new("skill-md-checks");
-    let outside = dir.write("elsewhere/SKILL.md", &skill_md("pdf"));
+    let outside = dir.write("elsewhere/SKILL.md", skill_md("pdf"));
     std::fs::create_dir_all(dir.0.join("skills/pdf")).unwrap();
     symlink(&outside, dir.0.join("skills/pdf/SKILL.md")).unwrap();
     let errors = read_skills_folder(dir.0.join("skills")).unwrap_err();
