@@ -44,12 +44,14 @@
 //! The `ETag` is the quoted digest (`"sha256:<hex>"`), so it is the same on every replica.
 
 mod headers;
+mod link;
 mod router;
 
 pub use headers::{
     ALLOWED_METHODS, DEFAULT_CACHE_CONTROL, DEFAULT_CORS_MAX_AGE, DEFAULT_ERROR_CACHE_CONTROL,
     Rejection,
 };
+pub use link::{AgentSkillsLink, AgentSkillsLinkLayer, InvalidIndexUrl, ResponseFuture};
 pub use router::{RouterBuilder, router};
 
 #[cfg(test)]

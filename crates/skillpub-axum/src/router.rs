@@ -11,7 +11,7 @@ use axum::body::Body;
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, Request, Response};
 use http_body::Frame;
-use skillpub_core::{Catalog, WELL_KNOWN_PATH};
+use skillpub_core::{Catalog, LEGACY_PATH, WELL_KNOWN_PATH};
 
 use crate::headers::{Condition, Policy, Prepared, Resource, Shared};
 
@@ -130,16 +130,22 @@ impl RouterBuilder {
             };
             router = router.route_service(artifact.path(), service);
         }
-        // Everything else under the folder: 404, or a preflight answer.
+        // Everything else under the folders: 404, or a preflight answer.
         let unpublished = Answers {
             resource: None,
             shared,
         };
-        let folder = WELL_KNOWN_PATH.trim_end_matches('/');
+        let mut folders = vec![WELL_KNOWN_PATH];
+        if self.catalog.has_legacy_index() {
+            folders.push(LEGACY_PATH);
+        }
+        for folder in folders {
+            router = router
+                .route_service(folder.trim_end_matches('/'), unpublished.clone())
+                .route_service(folder, unpublished.clone())
+                .route_service(&format!("{folder}{{*path}}"), unpublished.clone());
+        }
         router
-            .route_service(folder, unpublished.clone())
-            .route_service(WELL_KNOWN_PATH, unpublished.clone())
-            .route_service(&format!("{WELL_KNOWN_PATH}{{*path}}"), unpublished)
     }
 }
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use serde_json::Value;
 
+use crate::api_catalog::{self, API_CATALOG_PATH};
 use crate::archive;
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind, Errors};
@@ -14,6 +15,7 @@ use crate::frontmatter::{self, Frontmatter};
 use crate::index::{
     self, ArchiveFormat, INDEX_PATH, TYPE_ARCHIVE, TYPE_SKILL_MD, UrlStyle, WELL_KNOWN_PATH,
 };
+use crate::legacy::{self, LEGACY_INDEX_PATH, LEGACY_PATH};
 use crate::media;
 use crate::skill::Skill;
 use crate::validate::{self, Rules};
@@ -233,6 +235,8 @@ pub struct Catalog(Arc<Inner>);
 struct Inner {
     skills: Vec<PublishedSkill>,
     index: Artifact,
+    /// The 0.1.0 index and files, and the API catalog, when enabled.
+    extra: Vec<Artifact>,
 }
 
 impl Catalog {
@@ -279,7 +283,8 @@ impl Catalog {
         &self.0.index
     }
 
-    /// Everything to serve: the index, then each skill's artifacts.
+    /// Everything to serve: the index, each skill's artifacts, then the legacy 0.1.0 index and
+    /// files and the API catalog when they are enabled.
     ///
     /// # Example
     ///
@@ -302,6 +307,13 @@ impl Catalog {
     pub fn artifacts(&self) -> impl Iterator<Item = &Artifact> {
         std::iter::once(&self.0.index)
             .chain(self.0.skills.iter().flat_map(PublishedSkill::artifacts))
+            .chain(&self.0.extra)
+    }
+
+    /// Whether the legacy 0.1.0 layout under `/.well-known/skills/` is published.
+    #[must_use]
+    pub fn has_legacy_index(&self) -> bool {
+        self.0.extra.iter().any(|a| a.path() == LEGACY_INDEX_PATH)
     }
 }
 
@@ -327,6 +339,8 @@ pub struct CatalogBuilder {
     url_style: UrlStyle,
     archive_format: ArchiveFormat,
     rules: Rules,
+    legacy_index: bool,
+    api_catalog: bool,
 }
 
 impl CatalogBuilder {
@@ -363,6 +377,21 @@ impl CatalogBuilder {
     /// [`ArchiveFormat::TarGz`]). Both archives are served either way.
     pub fn archive_format(&mut self, format: ArchiveFormat) -> &mut Self {
         self.archive_format = format;
+        self
+    }
+
+    /// Also publishes the legacy 0.1.0 index at `/.well-known/skills/index.json`, with every
+    /// file of every skill under `/.well-known/skills/{name}/`, for clients that only read
+    /// 0.1.0 (default: `false`).
+    pub fn legacy_index(&mut self, publish: bool) -> &mut Self {
+        self.legacy_index = publish;
+        self
+    }
+
+    /// Also publishes an RFC 9727 API catalog at `/.well-known/api-catalog` that links the
+    /// index, for sites without one of their own (default: `false`).
+    pub fn api_catalog(&mut self, publish: bool) -> &mut Self {
+        self.api_catalog = publish;
         self
     }
 
@@ -423,7 +452,23 @@ impl CatalogBuilder {
             media::JSON,
             Bytes::from(index::render(&entries)),
         );
-        Ok(Catalog(Arc::new(Inner { skills, index })))
+        let mut extra = Vec::new();
+        if self.legacy_index {
+            extra.extend(legacy_artifacts(&skills));
+        }
+        if self.api_catalog {
+            let bytes = Bytes::from(api_catalog::render(&self.url_style));
+            extra.push(Artifact::new(
+                API_CATALOG_PATH.to_owned(),
+                api_catalog::LINKSET,
+                bytes,
+            ));
+        }
+        Ok(Catalog(Arc::new(Inner {
+            skills,
+            index,
+            extra,
+        })))
     }
 
     /// The artifact the index lists for a skill.
@@ -520,6 +565,36 @@ impl CatalogBuilder {
         };
         Ok(published)
     }
+}
+
+/// The 0.1.0 index and every file of every skill under `/.well-known/skills/`.
+fn legacy_artifacts(skills: &[PublishedSkill]) -> Vec<Artifact> {
+    let entries: Vec<legacy::Entry<'_>> = skills
+        .iter()
+        .map(|skill| {
+            let mut files = vec![SKILL_MD];
+            files.extend(skill.files.iter().map(|f| f.relative.as_str()));
+            legacy::Entry {
+                name: skill.name(),
+                description: skill.frontmatter.description(),
+                files,
+            }
+        })
+        .collect();
+    let index = Bytes::from(legacy::render(&entries));
+    let mut artifacts = vec![Artifact::new(
+        LEGACY_INDEX_PATH.to_owned(),
+        media::JSON,
+        index,
+    )];
+    for skill in skills {
+        for file in skill.all_files() {
+            let path = format!("{LEGACY_PATH}{}/{}", skill.name(), file.relative);
+            let served = &file.artifact;
+            artifacts.push(Artifact::new(path, served.media_type, served.bytes.clone()));
+        }
+    }
+    artifacts
 }
 
 fn published_file(name: &str, relative: &str, mode: u32, bytes: Bytes) -> PublishedFile {

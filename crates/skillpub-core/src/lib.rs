@@ -68,6 +68,7 @@
 //! [Agent Skills specification]: https://agentskills.io/specification
 //! [discovery draft 0.2.0]: https://github.com/cloudflare/agent-skills-discovery-rfc
 
+mod api_catalog;
 mod archive;
 mod catalog;
 mod digest;
@@ -76,6 +77,7 @@ mod file;
 mod folder;
 mod frontmatter;
 mod index;
+mod legacy;
 mod media;
 mod origin;
 mod skill;
@@ -85,6 +87,7 @@ mod yaml;
 #[cfg(test)]
 mod tests;
 
+pub use api_catalog::{API_CATALOG_PATH, LINKSET};
 pub use archive::{TAR_GZ_SUFFIX, ZIP_SUFFIX};
 pub use catalog::{Artifact, Catalog, CatalogBuilder, PublishedFile, PublishedSkill};
 pub use digest::{DIGEST_PREFIX, Digest, DigestParseError};
@@ -98,6 +101,7 @@ pub use index::{
     ArchiveFormat, INDEX_PATH, SCHEMA_URI, TYPE_ARCHIVE, TYPE_SKILL_MD, UrlStyle, WELL_KNOWN_PATH,
     skill_md_path,
 };
+pub use legacy::{LEGACY_INDEX_PATH, LEGACY_PATH};
 pub use media::{GZIP, JSON, MARKDOWN, OCTET_STREAM, PLAIN_TEXT, ZIP, is_text, media_type};
 pub use origin::{DEV_PORTS, Origin, OriginError, is_local_host};
 pub use skill::Skill;

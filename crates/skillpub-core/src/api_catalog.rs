@@ -1,0 +1,38 @@
+//! An RFC 9727 API catalog (`/.well-known/api-catalog`) that links the skills index, for sites
+//! that have no API catalog of their own. Off by default.
+
+use serde_json::json;
+
+use crate::index::{INDEX_PATH, UrlStyle};
+
+/// Where the API catalog is published.
+pub const API_CATALOG_PATH: &str = "/.well-known/api-catalog";
+
+/// Its media type: a JSON linkset (RFC 9264) with the API catalog profile (RFC 9727).
+pub const LINKSET: &str =
+    "application/linkset+json; profile=\"https://www.rfc-editor.org/info/rfc9727\"";
+
+/// Renders the linkset: the catalog as anchor, the skills index as its one `item`.
+pub(crate) fn render(style: &UrlStyle) -> Vec<u8> {
+    let (anchor, href) = match style {
+        UrlStyle::Absolute(origin) => (
+            format!("{origin}{API_CATALOG_PATH}"),
+            format!("{origin}{INDEX_PATH}"),
+        ),
+        _ => (API_CATALOG_PATH.to_owned(), INDEX_PATH.to_owned()),
+    };
+    let linkset = json!({
+        "linkset": [{
+            "anchor": anchor,
+            "item": [{
+                "href": href,
+                "type": "application/json",
+                "title": "Agent Skills index (Agent Skills Discovery 0.2.0)",
+            }],
+        }],
+    });
+    let mut bytes =
+        serde_json::to_vec_pretty(&linkset).expect("serializing JSON values cannot fail");
+    bytes.push(b'\n');
+    bytes
+}
