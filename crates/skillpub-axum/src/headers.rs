@@ -5,10 +5,8 @@
 
 use bytes::Bytes;
 use http::header::{
-    ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
-    ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE, ALLOW, CACHE_CONTROL, CONTENT_LENGTH,
-    CONTENT_SECURITY_POLICY, CONTENT_TYPE, ETAG, HeaderName, IF_MATCH, IF_NONE_MATCH,
-    X_CONTENT_TYPE_OPTIONS,
+    ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_MAX_AGE, ALLOW,
+    CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, ETAG, HeaderName, IF_MATCH, IF_NONE_MATCH,
 };
 use http::{HeaderMap, HeaderValue, StatusCode};
 use skillpub_core::Digest;
@@ -18,7 +16,7 @@ use skillpub_core::Digest;
 /// Five minutes bounds how long a cached index and a cached artifact can disagree after a
 /// deploy: a client that holds an old index and fetches a new `SKILL.md` (or the reverse)
 /// sees a digest mismatch and drops the skill until both expire.
-pub const DEFAULT_CACHE_CONTROL: HeaderValue = HeaderValue::from_static("public, max-age=300");
+pub const DEFAULT_CACHE_CONTROL: HeaderValue = HeaderValue::from_static(DEFAULT_CACHE_CONTROL_TEXT);
 
 /// Default `Cache-Control` of `404`, `405` and `412` answers: short, so that a skill added by
 /// a deploy is not hidden behind a cached `404`.
@@ -33,13 +31,22 @@ const METHODS: &str = "GET, HEAD, OPTIONS";
 pub const ALLOWED_METHODS: HeaderValue = HeaderValue::from_static(METHODS);
 
 const JSON: HeaderValue = HeaderValue::from_static(skillpub_core::JSON);
-const ANY_ORIGIN: HeaderValue = HeaderValue::from_static("*");
-const EXPOSED: HeaderValue = HeaderValue::from_static("ETag");
 const REQUEST_HEADERS: HeaderValue = HeaderValue::from_static("If-None-Match, If-Match");
-const NOSNIFF: HeaderValue = HeaderValue::from_static("nosniff");
-/// Nothing served here is a page: an SVG, XML or HTML file opened in a browser must not run
-/// script or load anything on the publishing site.
-const SANDBOX: HeaderValue = HeaderValue::from_static("default-src 'none'; sandbox");
+
+/// The headers every answer carries besides `Cache-Control`, as text: CORS, `nosniff`, and a
+/// CSP that sandboxes everything, because nothing served here is a page (an SVG, XML or HTML
+/// file opened in a browser must not run script on the publishing site). A static export
+/// configures its server with the same list.
+/// Names are lowercase, as `http` stores them; HTTP header names are case-insensitive.
+pub const COMMON_HEADERS: [(&str, &str); 4] = [
+    ("access-control-allow-origin", "*"),
+    ("access-control-expose-headers", "ETag"),
+    ("x-content-type-options", "nosniff"),
+    ("content-security-policy", "default-src 'none'; sandbox"),
+];
+
+/// The default `Cache-Control` of `200` and `304` answers, as text.
+pub const DEFAULT_CACHE_CONTROL_TEXT: &str = "public, max-age=300";
 
 /// The header policy's settings; see [`RouterBuilder`](crate::RouterBuilder) for each.
 #[derive(Debug, Clone)]
@@ -228,14 +235,13 @@ impl Policy {
     /// The headers on every answer: caching, CORS, `nosniff` and a sandboxing CSP.
     fn common(&self, cache_control: &HeaderValue) -> HeaderMap {
         let mut headers = HeaderMap::with_capacity(10);
-        let pairs: [(HeaderName, HeaderValue); 5] = [
-            (CACHE_CONTROL, cache_control.clone()),
-            (ACCESS_CONTROL_ALLOW_ORIGIN, ANY_ORIGIN),
-            (ACCESS_CONTROL_EXPOSE_HEADERS, EXPOSED),
-            (X_CONTENT_TYPE_OPTIONS, NOSNIFF),
-            (CONTENT_SECURITY_POLICY, SANDBOX),
-        ];
-        headers.extend(pairs);
+        headers.insert(CACHE_CONTROL, cache_control.clone());
+        for (name, value) in COMMON_HEADERS {
+            headers.insert(
+                HeaderName::from_static(name),
+                HeaderValue::from_static(value),
+            );
+        }
         headers
     }
 }

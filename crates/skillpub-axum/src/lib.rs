@@ -48,8 +48,8 @@ mod link;
 mod router;
 
 pub use headers::{
-    ALLOWED_METHODS, DEFAULT_CACHE_CONTROL, DEFAULT_CORS_MAX_AGE, DEFAULT_ERROR_CACHE_CONTROL,
-    Rejection,
+    ALLOWED_METHODS, COMMON_HEADERS, DEFAULT_CACHE_CONTROL, DEFAULT_CACHE_CONTROL_TEXT,
+    DEFAULT_CORS_MAX_AGE, DEFAULT_ERROR_CACHE_CONTROL, Rejection,
 };
 pub use link::{AgentSkillsLink, AgentSkillsLinkLayer, InvalidIndexUrl, ResponseFuture};
 pub use router::{RouterBuilder, router};

@@ -1,10 +1,12 @@
-//! `skillpub`: check a site's Agent Skills like a strict client, and lint skill folders.
+//! `skillpub`: check a site's Agent Skills like a strict client, lint skill folders, export
+//! them as a static tree.
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod check;
+mod export;
 mod lint;
 
 /// Publish-side tools for Agent Skills (agentskills.io, discovery draft 0.2.0).
@@ -21,6 +23,9 @@ enum Command {
     Check(check::Args),
     /// Validate skill folders (or folders of skill folders); exit 1 on any error.
     Lint(lint::Args),
+    /// Write the skills as a static tree under OUT_DIR/.well-known/, with nginx and _headers
+    /// configuration, byte-identical to what the router serves.
+    Export(export::Args),
 }
 
 /// How results are printed.
@@ -38,6 +43,7 @@ fn main() -> ExitCode {
     let passed = match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Lint(args) => lint::run(&args),
+        Command::Export(args) => export::run(&args),
     };
     if passed {
         ExitCode::SUCCESS

@@ -1,0 +1,288 @@
+//! `skillpub export`: the tree is byte-identical to what the router serves, a failed export
+//! leaves the previous one in place, and real nginx serves the tree so that `skillpub check`
+//! passes, while stock nginx without the snippet fails.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use skillpub_core::{Catalog, CatalogBuilder, Digest, SkillsFolder};
+
+const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
+
+/// A scratch folder, removed at the end.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let path = std::env::temp_dir().join(format!(
+            "skillpub-export-{name}-{}-{nanos}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&path).unwrap();
+        Self(path)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn skillpub(args: &[&str]) -> (bool, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_skillpub"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn export(skills: &str, out: &Path, extra: &[&str]) -> (bool, String, String) {
+    let mut args = vec!["export", skills, out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    skillpub(&args)
+}
+
+fn catalog(legacy: bool, api_catalog: bool) -> Catalog {
+    let folder = SkillsFolder::read(EXAMPLES);
+    let mut builder = CatalogBuilder::new();
+    builder
+        .skills(folder.skills().iter().map(|s| s.skill().clone()))
+        .legacy_index(legacy)
+        .api_catalog(api_catalog);
+    builder.build().unwrap()
+}
+
+#[test]
+fn the_tree_holds_every_artifact_byte_for_byte() {
+    let out = Scratch::new("bytes");
+    let (ok, _, stderr) = export(EXAMPLES, &out.0, &["--legacy", "--api-catalog"]);
+    assert!(ok, "{stderr}");
+    let catalog = catalog(true, true);
+    let mut count = 0;
+    for artifact in catalog.artifacts() {
+        let file = out.0.join(artifact.path().trim_start_matches('/'));
+        let bytes = std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        assert!(bytes == artifact.bytes().as_ref(), "{}", artifact.path());
+        assert_eq!(Digest::of(&bytes), artifact.digest(), "{}", artifact.path());
+        count += 1;
+    }
+    let on_disk = walk(&out.0.join(".well-known")).len();
+    assert_eq!(on_disk, count, "nothing more, nothing less");
+    assert!(out.0.join("skillpub.nginx.conf").is_file());
+    let headers = std::fs::read_to_string(out.0.join("_headers")).unwrap();
+    assert!(headers.contains("/.well-known/agent-skills/write-skill-md/SKILL.md\n  Content-Type: text/markdown; charset=utf-8"));
+    assert!(headers.contains("/.well-known/agent-skills/*\n  cache-control: public, max-age=300"));
+}
+
+fn walk(root: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(folder) = pending.pop() {
+        for entry in std::fs::read_dir(folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path)
+            } else {
+                files.push(path)
+            }
+        }
+    }
+    files
+}
+
+#[test]
+fn url_styles_and_origins_are_as_in_the_core_options() {
+    let out = Scratch::new("styles");
+    let (ok, _, stderr) = export(
+        EXAMPLES,
+        &out.0,
+        &[
+            "--url-style",
+            "absolute",
+            "--origin",
+            "https://skills.example.com",
+        ],
+    );
+    assert!(ok, "{stderr}");
+    let index = std::fs::read_to_string(out.0.join(".well-known/agent-skills/index.json")).unwrap();
+    assert!(index.contains("\"url\": \"https://skills.example.com/.well-known/agent-skills/write-skill-md/SKILL.md\""), "{index}");
+
+    let (ok, _, stderr) = export(
+        EXAMPLES,
+        &out.0,
+        &[
+            "--url-style",
+            "absolute",
+            "--origin",
+            "http://localhost:3000",
+        ],
+    );
+    assert!(!ok);
+    assert!(stderr.contains("local or private host"), "{stderr}");
+}
+
+#[test]
+fn a_failed_export_leaves_the_previous_tree_in_place() {
+    let out = Scratch::new("atomic");
+    let (ok, _, stderr) = export(EXAMPLES, &out.0, &[]);
+    assert!(ok, "{stderr}");
+    let before: Vec<(PathBuf, Vec<u8>)> = walk(&out.0)
+        .into_iter()
+        .map(|p| {
+            let b = std::fs::read(&p).unwrap();
+            (p, b)
+        })
+        .collect();
+
+    let broken = Scratch::new("broken-skills");
+    std::fs::create_dir_all(broken.0.join("bad")).unwrap();
+    std::fs::write(broken.0.join("bad/SKILL.md"), "---\nname: Bad\n---\n").unwrap();
+    let (ok, _, stderr) = export(broken.0.to_str().unwrap(), &out.0, &[]);
+    assert!(!ok);
+    assert!(stderr.contains("nothing was written"), "{stderr}");
+    assert!(stderr.contains("bad/SKILL.md"), "{stderr}");
+    let after: Vec<(PathBuf, Vec<u8>)> = walk(&out.0)
+        .into_iter()
+        .map(|p| {
+            let b = std::fs::read(&p).unwrap();
+            (p, b)
+        })
+        .collect();
+    assert_eq!(before, after);
+}
+
+#[test]
+fn a_new_export_replaces_the_old_one_and_leaves_other_files_alone() {
+    let out = Scratch::new("replace");
+    std::fs::create_dir_all(out.0.join(".well-known/agent-skills/gone")).unwrap();
+    std::fs::write(out.0.join(".well-known/agent-skills/gone/SKILL.md"), "old").unwrap();
+    std::fs::write(out.0.join(".well-known/security.txt"), "Contact: me").unwrap();
+    std::fs::write(out.0.join("index.html"), "<h1>site</h1>").unwrap();
+    let (ok, _, stderr) = export(EXAMPLES, &out.0, &[]);
+    assert!(ok, "{stderr}");
+    assert!(
+        !out.0.join(".well-known/agent-skills/gone").exists(),
+        "a removed skill is gone"
+    );
+    assert!(out.0.join(".well-known/security.txt").exists());
+    assert!(out.0.join("index.html").exists());
+    let leftovers: Vec<_> = std::fs::read_dir(out.0.join(".well-known"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.contains("skillpub"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// nginx serving `root` on a free port of 127.0.0.1, with the snippet or without it.
+struct Nginx {
+    child: Child,
+    addr: SocketAddr,
+    _scratch: Scratch,
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn nginx(root: &Path, with_snippet: bool) -> Nginx {
+    let binary = ["/usr/sbin/nginx", "/usr/bin/nginx"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("nginx is installed (.ci/run installs Debian's nginx)");
+    let scratch = Scratch::new("nginx");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let dir = scratch.0.display();
+    let include = if with_snippet {
+        format!("include {}/skillpub.nginx.conf;", root.display())
+    } else {
+        String::new()
+    };
+    let conf = format!(
+        "worker_processes 1;\ndaemon off;\npid {dir}/nginx.pid;\nerror_log {dir}/error.log;\nevents {{ worker_connections 64; }}\n\
+         http {{\n  access_log off;\n  client_body_temp_path {dir}/body;\n  proxy_temp_path {dir}/proxy;\n  fastcgi_temp_path {dir}/fastcgi;\n  uwsgi_temp_path {dir}/uwsgi;\n  scgi_temp_path {dir}/scgi;\n  include /etc/nginx/mime.types;\n  default_type application/octet-stream;\n\
+         server {{\n    listen 127.0.0.1:{port};\n    root {};\n    {include}\n  }}\n}}\n",
+        root.display()
+    );
+    std::fs::write(scratch.0.join("nginx.conf"), conf).unwrap();
+    let child = Command::new(binary)
+        .arg("-c")
+        .arg(scratch.0.join("nginx.conf"))
+        .arg("-p")
+        .arg(&scratch.0)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let started = Instant::now();
+    while std::net::TcpStream::connect(addr).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "nginx did not start: {}",
+            std::fs::read_to_string(scratch.0.join("error.log")).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Nginx {
+        child,
+        addr,
+        _scratch: scratch,
+    }
+}
+
+#[test]
+fn nginx_with_the_snippet_passes_every_check() {
+    let out = Scratch::new("nginx-snippet");
+    let (ok, _, stderr) = export(EXAMPLES, &out.0, &[]);
+    assert!(ok, "{stderr}");
+    let server = nginx(&out.0, true);
+    let (passed, stdout, _) = skillpub(&["check", &format!("http://{}", server.addr)]);
+    assert!(passed, "{stdout}");
+    let (summary, checks) = stdout
+        .trim_end()
+        .lines()
+        .collect::<Vec<_>>()
+        .split_last()
+        .map(|(s, c)| (s.to_string(), c.to_vec()))
+        .unwrap();
+    assert!(
+        checks.iter().all(|line| line.starts_with("ok ")),
+        "{stdout}"
+    );
+    assert!(summary.ends_with("0 warnings, 0 failed"), "{stdout}");
+}
+
+#[test]
+fn stock_nginx_without_the_snippet_fails_on_the_markdown_type() {
+    let out = Scratch::new("nginx-stock");
+    let (ok, _, stderr) = export(EXAMPLES, &out.0, &[]);
+    assert!(ok, "{stderr}");
+    let server = nginx(&out.0, false);
+    let (passed, stdout, _) = skillpub(&["check", &format!("http://{}", server.addr)]);
+    assert!(!passed, "{stdout}");
+    assert!(
+        stdout.lines().any(|l| l.starts_with("FAIL")
+            && l.contains("write-skill-md: GET 200 but served as application/octet-stream")),
+        "{stdout}"
+    );
+}
