@@ -187,13 +187,13 @@ fn swap(staged: &Path, target: &Path) -> std::io::Result<()> {
     if had_old {
         fs::rename(target, &old)?;
     }
-    if staged.exists() {
-        if let Err(error) = fs::rename(staged, target) {
-            if had_old {
-                let _ = fs::rename(&old, target);
-            }
-            return Err(error);
+    if staged.exists()
+        && let Err(error) = fs::rename(staged, target)
+    {
+        if had_old {
+            let _ = fs::rename(&old, target);
         }
+        return Err(error);
     }
     if had_old {
         if old.is_dir() {
