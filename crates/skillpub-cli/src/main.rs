@@ -1,5 +1,5 @@
 //! `skillpub`: check a site's Agent Skills like a strict client, lint skill folders, export
-//! them as a static tree.
+//! them as a static tree, serve them locally.
 
 use std::process::ExitCode;
 
@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 mod check;
 mod export;
 mod lint;
+mod serve;
 
 /// Publish-side tools for Agent Skills (agentskills.io, discovery draft 0.2.0).
 #[derive(Debug, Parser)]
@@ -26,6 +27,8 @@ enum Command {
     /// Write the skills as a static tree under OUT_DIR/.well-known/, with nginx and _headers
     /// configuration, byte-identical to what the router serves.
     Export(export::Args),
+    /// Serve a skills folder locally with the same router a Rust service mounts.
+    Serve(serve::Args),
 }
 
 /// How results are printed.
@@ -44,6 +47,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Lint(args) => lint::run(&args),
         Command::Export(args) => export::run(&args),
+        Command::Serve(args) => serve::run(&args),
     };
     if passed {
         ExitCode::SUCCESS
