@@ -77,6 +77,27 @@ fn the_tree_holds_every_artifact_byte_for_byte() {
         assert_eq!(Digest::of(&bytes), artifact.digest(), "{}", artifact.path());
         count += 1;
     }
+    // And what the router serves for the same folder, path by path.
+    let router: axum::Router = skillpub_axum::router(catalog.clone());
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    for artifact in catalog.artifacts() {
+        use tower::ServiceExt;
+        let request = axum::http::Request::get(artifact.path())
+            .body(axum::body::Body::empty())
+            .unwrap();
+        let response = runtime.block_on(router.clone().oneshot(request)).unwrap();
+        let served = runtime
+            .block_on(axum::body::to_bytes(response.into_body(), usize::MAX))
+            .unwrap();
+        let file = std::fs::read(out.0.join(artifact.path().trim_start_matches('/'))).unwrap();
+        assert!(
+            served == file,
+            "{} differs from what the router serves",
+            artifact.path()
+        );
+    }
     let on_disk = walk(&out.0.join(".well-known")).len();
     assert_eq!(on_disk, count, "nothing more, nothing less");
     assert!(out.0.join("skillpub.nginx.conf").is_file());
