@@ -32,6 +32,7 @@
 //! | `axum` | The router for `/.well-known/agent-skills/`, as `skillpub::axum` | yes |
 //! | `client` | The strict client and the checks of `skillpub check`, as `skillpub::client` | no |
 //! | `testing` | `skillpub::testing::assert_conforms(router)` for your own `#[tokio::test]`s | no |
+//! | `mcp` | The same catalog over MCP with the skills extension (SEP-2640), as `skillpub::mcp` | no |
 
 pub use skillpub_core::*;
 
@@ -46,3 +47,7 @@ pub use skillpub_client as client;
 #[cfg(feature = "testing")]
 #[doc(inline)]
 pub use skillpub_client::testing;
+
+#[cfg(feature = "mcp")]
+#[doc(inline)]
+pub use skillpub_mcp as mcp;

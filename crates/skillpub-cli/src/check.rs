@@ -9,7 +9,7 @@ use crate::Format;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// An origin (https://example.com) or an index URL.
+    /// An origin (`https://example.com`) or an index URL.
     url: String,
     /// Print one JSON report instead of lines.
     #[arg(long)]
@@ -21,7 +21,7 @@ pub(crate) struct Args {
     #[arg(long, default_value_t = skillpub_client::DEFAULT_MAX_BODY)]
     max_size: u64,
     /// Allow local and private hosts (on by default when the URL itself is on one, such as
-    /// http://127.0.0.1:3000).
+    /// `http://127.0.0.1:3000`).
     #[arg(long)]
     allow_private: bool,
 }

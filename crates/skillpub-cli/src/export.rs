@@ -44,7 +44,7 @@ pub(crate) struct Args {
     /// How the index writes each `url`.
     #[arg(long, value_enum, default_value = "path-absolute")]
     url_style: Style,
-    /// The public origin for `--url-style absolute`, such as https://example.com.
+    /// The public origin for `--url-style absolute`, such as `https://example.com`.
     #[arg(long)]
     origin: Option<String>,
     /// Which archive the index lists for multi-file skills.

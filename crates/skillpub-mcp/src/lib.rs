@@ -1,0 +1,36 @@
+//! Serve a [`skillpub_core::Catalog`] over MCP with the skills extension (SEP-2640,
+//! `io.modelcontextprotocol/skills`), on the crate rmcp.
+//!
+//! Every file of every skill is a resource `skill://[prefix/]name/path`. `skills/list` gives
+//! each skill's frontmatter (every authored field) and a complete manifest of `uri`, `digest`
+//! and `size`; `skills/get`, `resources/list`, `resources/read` and
+//! `resources/directory/read` work as the extension says, and anything not served is
+//! `-32602`. The bytes and digests are the catalog's, so they equal what the HTTP routes serve.
+//!
+//! # Example
+//!
+//! ```
+//! use skillpub_core::{Catalog, Skill};
+//! use skillpub_mcp::{HttpOptions, McpSkills};
+//!
+//! let catalog = Catalog::new([Skill::from_static(
+//!     "---\nname: greeting\ndescription: Greets the user by name.\n---\nSay hello.\n",
+//! )])?;
+//! let app: axum::Router = axum::Router::new()
+//!     .merge(skillpub_axum::router(catalog.clone()))
+//!     .nest_service("/mcp", McpSkills::new(catalog).streamable_http_service(HttpOptions::default()));
+//! # Ok::<(), skillpub_core::Errors>(())
+//! ```
+//!
+//! With tools of your own, delegate the skills methods of your `ServerHandler` to an
+//! [`McpSkills`] (its methods are named after the protocol's) and declare [`capabilities`].
+
+mod http;
+mod server;
+mod skills;
+
+pub use http::{HttpOptions, McpService};
+pub use server::{SkillsServer, capabilities};
+pub use skills::{
+    ConfigError, DEFAULT_PAGE_SIZE, DEFAULT_TTL_MS, McpSkills, McpSkillsBuilder, SCHEME,
+};

@@ -1,0 +1,356 @@
+//! The skills extension over real Streamable HTTP on 127.0.0.1, with rmcp's own client: list
+//! across pages, get, read and verify every resource, compare frontmatter, walk directories,
+//! every error code, and the Origin check.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+
+use axum::Router;
+use base64::Engine;
+use rmcp::model::{
+    GetSkillRequestParams, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceDirectoryRequestParams, ReadResourceRequestParams, ResourceContents,
+    SkillResources,
+};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{RoleClient, ServiceError, ServiceExt};
+use skillpub_core::{Catalog, Digest, Skill};
+use skillpub_mcp::{HttpOptions, McpSkills};
+
+const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
+const ALLOWED_ORIGIN: &str = "https://app.example.com";
+
+fn catalog() -> Catalog {
+    Catalog::from_dir(EXAMPLES).unwrap()
+}
+
+/// The well-known routes and MCP at /mcp, one catalog, pages of two.
+async fn serve() -> SocketAddr {
+    let catalog = catalog();
+    let skills = McpSkills::builder(catalog.clone())
+        .page_size(2)
+        .build()
+        .unwrap();
+    let app = Router::new()
+        .merge(skillpub_axum::router(catalog))
+        .nest_service(
+            "/mcp",
+            skills
+                .streamable_http_service(HttpOptions::default().allowed_origins([ALLOWED_ORIGIN])),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    addr
+}
+
+async fn legacy_client(addr: SocketAddr) -> RunningService<RoleClient, ()> {
+    ().serve(StreamableHttpClientTransport::from_uri(format!(
+        "http://{addr}/mcp"
+    )))
+    .await
+    .unwrap()
+}
+
+async fn modern_client(addr: SocketAddr) -> RunningService<RoleClient, ()> {
+    let transport = StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp"));
+    ().serve_with_lifecycle(
+        transport,
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+    )
+    .await
+    .unwrap()
+}
+
+fn code(error: ServiceError) -> i32 {
+    match error {
+        ServiceError::McpError(error) => error.code.0,
+        other => panic!("not a protocol error: {other}"),
+    }
+}
+
+/// GET over the well-known routes.
+async fn http_get(addr: SocketAddr, path: &str) -> Vec<u8> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).await.unwrap();
+    let end = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    assert!(raw.starts_with(b"HTTP/1.1 200"), "{path}");
+    raw[end + 4..].to_vec()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn capabilities_declare_resources_and_the_extension() {
+    let addr = serve().await;
+    for client in [legacy_client(addr).await, modern_client(addr).await] {
+        let capabilities = client.peer_info().unwrap().capabilities.clone();
+        assert!(capabilities.resources.is_some());
+        let extensions = serde_json::to_value(capabilities.extensions.unwrap()).unwrap();
+        assert_eq!(
+            extensions["io.modelcontextprotocol/skills"],
+            serde_json::json!({"directoryRead": true})
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn listing_pages_through_every_skill_and_every_resource_verifies() {
+    let addr = serve().await;
+    let client = legacy_client(addr).await;
+    let mut skills = Vec::new();
+    let mut cursor = None;
+    let mut pages = 0;
+    loop {
+        let params = cursor.map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
+        let page = client.list_skills(params).await.unwrap();
+        assert!(page.skills.len() <= 2);
+        pages += 1;
+        skills.extend(page.skills);
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    assert_eq!(pages, 2, "three skills in pages of two");
+    let uris: Vec<&str> = skills.iter().map(|s| s.uri.as_str()).collect();
+    assert_eq!(
+        uris,
+        [
+            "skill://publish-agent-skills/SKILL.md",
+            "skill://verify-skill-digests/SKILL.md",
+            "skill://write-skill-md/SKILL.md",
+        ]
+    );
+
+    let catalog = catalog();
+    for skill in &skills {
+        let got = client
+            .get_skill(GetSkillRequestParams::new(&skill.uri))
+            .await
+            .unwrap();
+        assert_eq!(&got.skill, skill);
+        let SkillResources::Files(files) = &skill.resources else {
+            panic!("static skills list their files")
+        };
+        let published = catalog.get(skill.name()).unwrap();
+        assert_eq!(
+            files.len(),
+            published.all_files().count(),
+            "every file is in the manifest"
+        );
+        for file in files {
+            let read = client
+                .read_resource(ReadResourceRequestParams::new(&file.uri))
+                .await
+                .unwrap();
+            let bytes = match &read.contents[0] {
+                ResourceContents::TextResourceContents { text, .. } => text.as_bytes().to_vec(),
+                ResourceContents::BlobResourceContents { blob, .. } => {
+                    base64::prelude::BASE64_STANDARD.decode(blob).unwrap()
+                }
+                other => panic!("unexpected contents {other:?}"),
+            };
+            assert_eq!(bytes.len() as u64, file.size, "{}", file.uri);
+            assert_eq!(Digest::of(&bytes).to_string(), file.digest, "{}", file.uri);
+            // The same bytes as the well-known route serves.
+            let path = file.uri.strip_prefix("skill://").unwrap();
+            assert_eq!(
+                http_get(addr, &format!("/.well-known/agent-skills/{path}")).await,
+                bytes,
+                "{}",
+                file.uri
+            );
+        }
+
+        // The frontmatter read back from SKILL.md equals the listed one, field by field.
+        let read = client
+            .read_resource(ReadResourceRequestParams::new(&skill.uri))
+            .await
+            .unwrap();
+        let ResourceContents::TextResourceContents {
+            text, mime_type, ..
+        } = &read.contents[0]
+        else {
+            panic!("SKILL.md is text")
+        };
+        assert_eq!(mime_type.as_deref(), Some("text/markdown"));
+        let parsed = Catalog::new([Skill::new(None, text.clone())]).unwrap();
+        let parsed: BTreeMap<String, serde_json::Value> = parsed.skills()[0]
+            .frontmatter()
+            .json()
+            .clone()
+            .into_iter()
+            .collect();
+        let listed: BTreeMap<String, serde_json::Value> =
+            serde_json::from_value(serde_json::to_value(&skill.frontmatter).unwrap()).unwrap();
+        assert_eq!(parsed, listed, "{}", skill.uri);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn resources_list_every_file_with_skill_md_metadata() {
+    let addr = serve().await;
+    let client = modern_client(addr).await;
+    let resources = client.list_all_resources().await.unwrap();
+    let skill_md = resources
+        .iter()
+        .find(|r| r.uri == "skill://write-skill-md/SKILL.md")
+        .unwrap();
+    assert_eq!(skill_md.name, "write-skill-md");
+    assert_eq!(skill_md.mime_type.as_deref(), Some("text/markdown"));
+    assert!(
+        skill_md
+            .description
+            .as_deref()
+            .unwrap()
+            .starts_with("Write or review a SKILL.md")
+    );
+    assert_eq!(
+        resources.len(),
+        6,
+        "three SKILL.md, two references and one script"
+    );
+    let script = resources
+        .iter()
+        .find(|r| r.uri.ends_with("/scripts/check-index.sh"))
+        .unwrap();
+    assert_eq!(script.mime_type.as_deref(), Some("text/plain"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn directories_read_down_the_tree_one_page_at_a_time() {
+    let addr = serve().await;
+    let client = legacy_client(addr).await;
+    let root = "skill://publish-agent-skills";
+    let first = client
+        .read_resource_directory(ReadResourceDirectoryRequestParams::new(root))
+        .await
+        .unwrap();
+    assert_eq!(first.resources.len(), 2);
+    let cursor = first.next_cursor.clone().expect("a second page");
+    let second = client
+        .read_resource_directory(ReadResourceDirectoryRequestParams::new(root).with_cursor(cursor))
+        .await
+        .unwrap();
+    let children: Vec<(&str, Option<&str>)> = first
+        .resources
+        .iter()
+        .chain(&second.resources)
+        .map(|r| (r.uri.as_str(), r.mime_type.as_deref()))
+        .collect();
+    assert_eq!(
+        children,
+        [
+            (
+                "skill://publish-agent-skills/SKILL.md",
+                Some("text/markdown")
+            ),
+            (
+                "skill://publish-agent-skills/references",
+                Some("inode/directory")
+            ),
+            (
+                "skill://publish-agent-skills/scripts",
+                Some("inode/directory")
+            ),
+        ]
+    );
+    let references = client
+        .read_resource_directory(ReadResourceDirectoryRequestParams::new(
+            "skill://publish-agent-skills/references",
+        ))
+        .await
+        .unwrap();
+    let names: Vec<&str> = references
+        .resources
+        .iter()
+        .map(|r| r.name.as_str())
+        .collect();
+    assert_eq!(names, ["http-checklist.md", "index-format.md"]);
+    let lone = client
+        .read_resource_directory(ReadResourceDirectoryRequestParams::new(
+            "skill://write-skill-md",
+        ))
+        .await
+        .unwrap();
+    assert_eq!(lone.resources.len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn everything_not_served_is_invalid_params() {
+    let addr = serve().await;
+    let client = modern_client(addr).await;
+    let unknown_skill = client
+        .get_skill(GetSkillRequestParams::new("skill://nope/SKILL.md"))
+        .await
+        .unwrap_err();
+    assert_eq!(code(unknown_skill), -32602);
+    let not_skill_md = client
+        .get_skill(GetSkillRequestParams::new(
+            "skill://write-skill-md/other.md",
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(code(not_skill_md), -32602);
+    let file_as_directory = client
+        .read_resource_directory(ReadResourceDirectoryRequestParams::new(
+            "skill://write-skill-md/SKILL.md",
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(code(file_as_directory), -32602);
+    let unknown_directory = client
+        .read_resource_directory(ReadResourceDirectoryRequestParams::new("skill://nope"))
+        .await
+        .unwrap_err();
+    assert_eq!(code(unknown_directory), -32602);
+    let trailing_slash = client
+        .read_resource_directory(ReadResourceDirectoryRequestParams::new(
+            "skill://write-skill-md/",
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(code(trailing_slash), -32602);
+    let unknown_file = client
+        .read_resource(ReadResourceRequestParams::new(
+            "skill://write-skill-md/nope.md",
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(code(unknown_file), -32602);
+    let bad_cursor = client
+        .list_skills(Some(
+            PaginatedRequestParams::default().with_cursor(Some("999".into())),
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(code(bad_cursor), -32602);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_foreign_origin_is_refused_with_403() {
+    let addr = serve().await;
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let post = |origin: &'static str| async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: {origin}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut raw = String::new();
+        stream.read_to_string(&mut raw).await.unwrap();
+        raw
+    };
+    let foreign = post("https://evil.example").await;
+    assert!(foreign.starts_with("HTTP/1.1 403"), "{foreign}");
+    let allowed = post(ALLOWED_ORIGIN).await;
+    assert!(allowed.starts_with("HTTP/1.1 200"), "{allowed}");
+}

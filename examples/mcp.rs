@@ -1,0 +1,54 @@
+//! Serves the example skills at `/.well-known/agent-skills/` and over MCP (the skills
+//! extension, SEP-2640) at `/mcp`, from one catalog: the same bytes and digests on both.
+//!
+//! ```sh
+//! cargo run --example mcp --features mcp
+//! # or on another address:
+//! SKILLPUB_ADDR=127.0.0.1:8080 cargo run --example mcp --features mcp
+//! ```
+
+use std::process::ExitCode;
+
+use axum::Router;
+use skillpub::mcp::{HttpOptions, McpSkills};
+use skillpub::{Catalog, INDEX_PATH};
+
+/// The address to listen on when `SKILLPUB_ADDR` is not set.
+const DEFAULT_ADDR: &str = "127.0.0.1:3000";
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let skills = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills");
+    let catalog = match Catalog::from_dir(skills) {
+        Ok(catalog) => catalog,
+        Err(errors) => {
+            eprintln!("{errors}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mcp = McpSkills::new(catalog.clone()).streamable_http_service(HttpOptions::default());
+    let app = Router::new()
+        .merge(skillpub::axum::router(catalog))
+        .nest_service("/mcp", mcp);
+
+    let addr = std::env::var("SKILLPUB_ADDR").unwrap_or_else(|_| DEFAULT_ADDR.to_owned());
+    let listener = match tokio::net::TcpListener::bind(&addr).await {
+        Ok(listener) => listener,
+        Err(error) => {
+            eprintln!("cannot listen on {addr}: {error}; set SKILLPUB_ADDR to a free HOST:PORT");
+            return ExitCode::FAILURE;
+        }
+    };
+    match listener.local_addr() {
+        Ok(local) => {
+            println!("Agent Skills index: http://{local}{INDEX_PATH}");
+            println!("MCP endpoint: http://{local}/mcp");
+        }
+        Err(error) => eprintln!("listening, but the address is unknown: {error}"),
+    }
+    if let Err(error) = axum::serve(listener, app).await {
+        eprintln!("server error: {error}");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
