@@ -58,3 +58,9 @@ async fn an_app_that_hides_missing_files_behind_a_page_fails() {
         "{report}"
     );
 }
+
+#[tokio::test]
+#[should_panic(expected = "the service does not conform")]
+async fn assert_conforms_panics_with_the_whole_report() {
+    assert_conforms(single_page_app()).await;
+}

@@ -14,7 +14,7 @@ pub(crate) struct Args {
     /// Print one JSON report instead of lines.
     #[arg(long)]
     json: bool,
-    /// Seconds each request may take, redirects and body included.
+    /// Seconds each request may take, body included (each redirect hop is a request).
     #[arg(long, default_value_t = 15)]
     timeout: u64,
     /// Largest response body accepted, and largest unpacked archive, in bytes.
@@ -35,14 +35,20 @@ pub(crate) fn run(args: &Args) -> bool {
     let limits = Limits {
         max_body: args.max_size,
         max_unpacked: args.max_size,
-        timeout: Duration::from_secs(args.timeout),
         ..Limits::default()
     };
+    let allow_private = args.allow_private || local_target;
+    let timeout = Duration::from_secs(args.timeout);
+    let transport = if allow_private {
+        HttpTransport::allowing_private(timeout)
+    } else {
+        HttpTransport::new(timeout)
+    };
     let policy = Policy {
-        allow_private: args.allow_private || local_target,
+        allow_private,
         allowlist: None,
     };
-    let client = Client::new(HttpTransport::new(limits.timeout))
+    let client = Client::new(transport)
         .with_policy(policy)
         .with_limits(limits);
     let show_progress = std::io::stderr().is_terminal();

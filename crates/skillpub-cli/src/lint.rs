@@ -17,9 +17,28 @@ pub(crate) struct Args {
     format: Format,
 }
 
+/// One reported problem.
+struct Problem {
+    file: String,
+    skill: Option<String>,
+    field: Option<String>,
+    message: String,
+}
+
+impl From<&Error> for Problem {
+    fn from(error: &Error) -> Self {
+        Self {
+            file: error.file().to_owned(),
+            skill: Some(error.skill().to_owned()),
+            field: error.field().map(str::to_owned),
+            message: error.kind().to_string(),
+        }
+    }
+}
+
 /// Lints every path, prints every problem, and says whether there were none.
 pub(crate) fn run(args: &Args) -> bool {
-    let mut problems: Vec<Error> = Vec::new();
+    let mut problems: Vec<Problem> = Vec::new();
     let mut skills = 0;
     let mut skipped = Vec::new();
     for path in &args.paths {
@@ -29,11 +48,20 @@ pub(crate) fn run(args: &Args) -> bool {
             path.as_path()
         };
         let found = SkillsFolder::read(folder);
-        problems.extend(found.errors().iter().cloned());
+        problems.extend(found.errors().iter().map(Problem::from));
         skills += found.skills().len();
         skipped.extend(found.skipped().iter().map(|s| s.path.display().to_string()));
         if let Err(errors) = found.catalog() {
-            problems.extend(errors);
+            problems.extend(errors.as_slice().iter().map(Problem::from));
+        }
+        if found.skills().is_empty() && found.errors().is_empty() {
+            problems.push(Problem {
+                file: folder.display().to_string(),
+                skill: None,
+                field: None,
+                message: "holds no skill; a skill folder holds a SKILL.md, a folder of skills holds skill folders"
+                    .to_owned(),
+            });
         }
     }
     match args.format {
@@ -57,7 +85,7 @@ pub(crate) fn run(args: &Args) -> bool {
         Format::Json => {
             let list: Vec<_> = problems
                 .iter()
-                .map(|p| json!({"file": p.file(), "skill": p.skill(), "field": p.field(), "message": p.kind().to_string()}))
+                .map(|p| json!({"file": p.file, "skill": p.skill, "field": p.field, "message": p.message}))
                 .collect();
             println!(
                 "{}",
@@ -69,9 +97,9 @@ pub(crate) fn run(args: &Args) -> bool {
 }
 
 /// `path: field: message`, or `path: message` for a problem without a field.
-fn line(problem: &Error) -> String {
-    match problem.field() {
-        Some(field) => format!("{}: {field}: {}", problem.file(), problem.kind()),
-        None => format!("{}: {}", problem.file(), problem.kind()),
+fn line(problem: &Problem) -> String {
+    match &problem.field {
+        Some(field) => format!("{}: {field}: {}", problem.file, problem.message),
+        None => format!("{}: {}", problem.file, problem.message),
     }
 }

@@ -499,3 +499,30 @@ async fn a_good_archive_served_as_octet_stream_fails_on_the_type_only() {
         "served as application/octet-stream; it must be application/gzip",
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_index_whose_entries_are_all_unusable_fails() {
+    let entries = format!(
+        "{},{}",
+        entry("greeting", "bundle", "d", SKILL, SKILL_MD.as_bytes()),
+        r#"{"name":"x"}"#
+    );
+    let site = Site::new(vec![(INDEX, ok("application/json", index(&entries)))]);
+    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    assert!(!passed);
+    fail_line(&stdout, "no entry of `skills` is usable");
+    assert!(
+        stdout.contains("warn  greeting: unknown `type` `bundle`"),
+        "{stdout}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn control_characters_from_the_server_are_escaped() {
+    let invented = index("").replace(SCHEMA_URI, "evil\\u001b[2J");
+    let site = Site::new(vec![(INDEX, ok("application/json", invented))]);
+    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    assert!(!passed);
+    assert!(!stdout.contains('\u{1b}'), "{stdout:?}");
+    fail_line(&stdout, "evil\\u{1b}[2J");
+}

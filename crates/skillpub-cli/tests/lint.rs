@@ -142,3 +142,18 @@ fn a_missing_path_is_an_error() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_folder_without_any_skill_is_an_error() {
+    let dir = Scratch::new("empty");
+    dir.write("notes/readme.txt", "not a skill");
+    let (ok, stdout) = lint(&[dir.arg()]);
+    assert!(!ok);
+    assert!(stdout.contains("holds no skill"), "{stdout}");
+
+    let lower = Scratch::new("lowercase");
+    lower.write("skill.md", "---\nname: x\ndescription: d\n---\n");
+    let (ok, stdout) = lint(&[lower.arg()]);
+    assert!(!ok);
+    assert!(stdout.contains("rename it to `SKILL.md`"), "{stdout}");
+}

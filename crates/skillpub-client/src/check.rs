@@ -104,18 +104,29 @@ impl Report {
 }
 
 impl fmt::Display for Report {
+    /// One line per check. Control characters from the server are escaped, so a hostile
+    /// `$schema` or name cannot drive the terminal.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for check in &self.checks {
-            writeln!(
-                f,
-                "{:<5} {}: {}",
-                check.status.label(),
-                check.subject,
-                check.message
-            )?;
+            let subject = printable(&check.subject);
+            let message = printable(&check.message);
+            writeln!(f, "{:<5} {subject}: {message}", check.status.label())?;
         }
         write!(f, "{}", self.summary())
     }
+}
+
+/// Escapes control characters.
+fn printable(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
 }
 
 /// Called before each artifact download with (done, total, url).
@@ -134,14 +145,16 @@ impl fmt::Debug for CheckOptions<'_> {
     }
 }
 
-/// Headers that legitimately differ between two answers, or between GET and HEAD.
-const VOLATILE: [&str; 6] = [
-    "date",
-    "connection",
-    "keep-alive",
-    "transfer-encoding",
-    "age",
-    "server-timing",
+/// The representation headers that HEAD must repeat from GET; others (request ids, CDN
+/// traces, cookies, dates) may differ between any two answers.
+const REPRESENTATION: [&str; 7] = [
+    "content-type",
+    "content-length",
+    "content-encoding",
+    "etag",
+    "last-modified",
+    "cache-control",
+    "access-control-allow-origin",
 ];
 
 /// A path no site publishes, to see how it answers for a missing skill.
@@ -207,14 +220,20 @@ impl<T: Transport> Run<'_, T> {
                 format!("no `$schema`: clients read this as a legacy 0.1.0 index with no digests; publish `$schema: {SCHEMA_URI}` with `type`, `url` and `digest` entries"),
             ),
         }
+        let count = index.entries().len() + index.legacy_entries().len();
         if index.empty {
             self.push(
                 Status::Warn,
                 "index",
                 "`skills` is empty; most clients treat that as no index",
             );
+        } else if count == 0 {
+            self.push(
+                Status::Fail,
+                "index",
+                "no entry of `skills` is usable, so clients see no skills (the lines below say why)",
+            );
         } else {
-            let count = index.entries().len() + index.legacy_entries().len();
             self.push(
                 Status::Ok,
                 "index",
@@ -349,7 +368,7 @@ impl<T: Transport> Run<'_, T> {
         };
         let types: &[&str] = match entry.kind {
             ArtifactKind::SkillMd => &["text/markdown", "text/plain"],
-            ArtifactKind::Archive => &["application/gzip", "application/x-gzip", "application/zip"],
+            ArtifactKind::Archive => &["application/gzip", "application/zip"],
         };
         if !self.expect_ok(name, &response, types) {
             return;
@@ -477,14 +496,12 @@ fn is_misdirected(url: &Url, index_url: &Url) -> bool {
     (local || dev_port) && url.origin() != index_url.origin()
 }
 
-/// The header differences between a GET and a HEAD answer.
+/// The differences in representation headers between a GET and a HEAD answer. A HEAD without
+/// `Content-Length` is allowed (RFC 9110, 9.3.2).
 fn differences(get: &HeaderMap, head: &HeaderMap) -> Vec<String> {
-    let mut names: Vec<&str> = get.keys().chain(head.keys()).map(|n| n.as_str()).collect();
-    names.sort_unstable();
-    names.dedup();
-    names
+    REPRESENTATION
         .into_iter()
-        .filter(|name| !VOLATILE.contains(name))
+        .filter(|name| *name != "content-length" || head.contains_key(*name))
         .filter_map(|name| {
             let show = |map: &HeaderMap| {
                 let values: Vec<&str> = map

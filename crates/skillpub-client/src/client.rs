@@ -2,7 +2,7 @@
 //! anything else, unpack it safely and validate the skill.
 
 use http::{Method, StatusCode};
-use skillpub_core::{Catalog, Digest, Errors, Frontmatter, INDEX_PATH, SKILL_MD, Skill, SkillFile};
+use skillpub_core::{Catalog, Digest, Errors, Frontmatter, INDEX_PATH, SKILL_MD, Skill};
 use url::Url;
 
 use crate::fetch::{FetchError, Fetched, Limits, Policy, Transport, send};
@@ -268,17 +268,15 @@ impl<T: Transport> Client<T> {
     }
 }
 
-/// Validates a fetched skill with the catalog's rules, the entry name as its folder name.
+/// Validates a fetched `SKILL.md` with the catalog's frontmatter rules, the entry name as its
+/// folder name. The supporting files are not held to the publisher's rules (URL-safe names,
+/// 512 files, 16 MiB): a client accepts what the draft allows, within its own limits.
 fn validate(
     name: &str,
     skill_md: &[u8],
-    files: &[UnpackedFile],
+    _files: &[UnpackedFile],
 ) -> Result<Frontmatter, ClientError> {
-    let files = files
-        .iter()
-        .map(|file| SkillFile::new(file.path.clone(), file.bytes.clone(), file.executable))
-        .collect();
-    let skill = Skill::new(Some(name.to_owned()), skill_md.to_vec()).with_files(files);
+    let skill = Skill::new(Some(name.to_owned()), skill_md.to_vec());
     let catalog =
         Catalog::builder()
             .skill(skill)
@@ -287,6 +285,5 @@ fn validate(
                 skill: name.to_owned(),
                 errors,
             })?;
-    let frontmatter = catalog.skills()[0].frontmatter().clone();
-    Ok(frontmatter)
+    Ok(catalog.skills()[0].frontmatter().clone())
 }

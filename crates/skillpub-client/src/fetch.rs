@@ -13,7 +13,7 @@ pub const DEFAULT_MAX_BODY: u64 = 50 * 1024 * 1024;
 pub const DEFAULT_MAX_UNPACKED: u64 = 50 * 1024 * 1024;
 /// Default cap on the number of files in an archive.
 pub const DEFAULT_MAX_FILES: usize = 1_000;
-/// Default timeout of one request, redirects included.
+/// Default timeout of one request (each redirect hop is one request).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(15);
 /// Most redirects followed for one request.
 pub const MAX_REDIRECTS: usize = 10;
@@ -25,10 +25,8 @@ pub struct Limits {
     pub max_body: u64,
     /// Largest unpacked archive accepted (default [`DEFAULT_MAX_UNPACKED`]).
     pub max_unpacked: u64,
-    /// Most files accepted in an archive (default [`DEFAULT_MAX_FILES`]).
+    /// Most entries accepted in an archive (default [`DEFAULT_MAX_FILES`]).
     pub max_files: usize,
-    /// Timeout of one request, redirects included (default [`DEFAULT_TIMEOUT`]).
-    pub timeout: Duration,
 }
 
 impl Default for Limits {
@@ -37,7 +35,6 @@ impl Default for Limits {
             max_body: DEFAULT_MAX_BODY,
             max_unpacked: DEFAULT_MAX_UNPACKED,
             max_files: DEFAULT_MAX_FILES,
-            timeout: DEFAULT_TIMEOUT,
         }
     }
 }
@@ -156,6 +153,7 @@ pub struct Policy {
     /// Whether local and private hosts may be fetched (default `false`).
     pub allow_private: bool,
     /// When set, only these origins (`https://example.com`) may be fetched, redirects included.
+    /// They are compared as origins: `https://Example.com:443` is `https://example.com`.
     pub allowlist: Option<Vec<String>>,
 }
 
@@ -174,11 +172,12 @@ impl Policy {
             return Err(FetchError::PrivateHost(url.to_string()));
         }
         if let Some(allowlist) = &self.allowlist {
-            let origin = url.origin().ascii_serialization();
-            if !allowlist
+            let origin = url.origin();
+            let allowed = allowlist
                 .iter()
-                .any(|allowed| allowed.trim_end_matches('/') == origin)
-            {
+                .filter_map(|allowed| Url::parse(allowed).ok())
+                .any(|allowed| allowed.origin() == origin);
+            if !allowed {
                 return Err(FetchError::NotAllowed(url.to_string()));
             }
         }
@@ -215,7 +214,15 @@ pub fn send(
                 .map_err(|_| FetchError::BadRedirect(current.to_string()))?;
             continue;
         }
-        let body = decode(&current, &response_headers, body, limits.max_body)?;
+        // A HEAD, 204 or 304 answer has no body to decode, whatever its Content-Encoding says.
+        let bodiless = method == Method::HEAD
+            || matches!(status, StatusCode::NO_CONTENT | StatusCode::NOT_MODIFIED)
+            || body.is_empty();
+        let body = if bodiless {
+            body
+        } else {
+            decode(&current, &response_headers, body, limits.max_body)?
+        };
         return Ok(Fetched {
             url: current,
             status,
@@ -246,7 +253,7 @@ fn decode(
         .to_ascii_lowercase();
     let reader: Box<dyn Read> = match encoding.as_str() {
         "" | "identity" => return Ok(body),
-        "gzip" | "x-gzip" => Box::new(flate2::read::GzDecoder::new(&body[..])),
+        "gzip" | "x-gzip" => Box::new(flate2::read::MultiGzDecoder::new(&body[..])),
         "deflate" => Box::new(flate2::read::ZlibDecoder::new(&body[..])),
         _ => {
             return Err(FetchError::Encoding {

@@ -7,7 +7,41 @@ use std::time::Duration;
 use http::{HeaderMap, Method, Request, StatusCode};
 use url::Url;
 
+use ureq::config::Config;
+use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
+use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
+
 use crate::fetch::{FetchError, Transport};
+
+/// Resolves as usual, then keeps only public addresses: the host-name check of the policy
+/// cannot see what a name resolves to.
+#[derive(Debug)]
+struct PublicOnly(DefaultResolver);
+
+impl Resolver for PublicOnly {
+    fn resolve(
+        &self,
+        uri: &http::Uri,
+        config: &Config,
+        timeout: NextTimeout,
+    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        let all = self.0.resolve(uri, config, timeout)?;
+        let mut public = self.empty();
+        for address in all.iter().filter(|a| !skillpub_core::is_local_ip(a.ip())) {
+            public.push(*address);
+        }
+        if public.is_empty() {
+            let host = uri.host().unwrap_or_default();
+            return Err(ureq::Error::Io(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                format!(
+                    "{host} resolves only to local or private addresses, which are not allowed"
+                ),
+            )));
+        }
+        Ok(public)
+    }
+}
 
 /// Fetches over HTTP(S).
 ///
@@ -31,9 +65,22 @@ pub struct HttpTransport {
 }
 
 impl HttpTransport {
-    /// A transport whose every request, body included, ends within `timeout`.
+    /// A transport whose every request (each redirect hop is one), body included, ends within
+    /// `timeout`, and that refuses to connect to local or private addresses, whatever the
+    /// host name resolves to (a public name that resolves to `127.0.0.1`, DNS rebinding).
     #[must_use]
     pub fn new(timeout: Duration) -> Self {
+        Self::build(timeout, PublicOnly(DefaultResolver::default()))
+    }
+
+    /// A transport that may also connect to local and private addresses, for checking a
+    /// server on this machine or network.
+    #[must_use]
+    pub fn allowing_private(timeout: Duration) -> Self {
+        Self::build(timeout, DefaultResolver::default())
+    }
+
+    fn build(timeout: Duration, resolver: impl Resolver) -> Self {
         let config = ureq::Agent::config_builder()
             .timeout_global(Some(timeout))
             .max_redirects(0)
@@ -42,7 +89,7 @@ impl HttpTransport {
             .user_agent(concat!("skillpub/", env!("CARGO_PKG_VERSION")))
             .build();
         Self {
-            agent: ureq::Agent::new_with_config(config),
+            agent: ureq::Agent::with_parts(config, DefaultConnector::new(), resolver),
             timeout,
         }
     }

@@ -240,6 +240,12 @@ fn entry(base: &Url, fields: &Map<String, Value>) -> Result<Entry, Refusal> {
             format!("`url` `{raw_url}` does not resolve: {e}"),
         )
     })?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err((
+            Severity::Error,
+            format!("`url` `{raw_url}` is not an http or https URL"),
+        ));
+    }
     let digest = text(fields, "digest")?
         .parse::<Digest>()
         .map_err(|e| (Severity::Error, e.to_string()))?;

@@ -156,7 +156,7 @@ impl SkillsFolder {
             return walk.into_folder();
         }
         walk.folders.push(root.to_path_buf());
-        if root.join(SKILL_MD).is_file() {
+        if has_skill_md(root) {
             walk.skill(root);
         } else {
             for entry in walk.entries(root, root) {

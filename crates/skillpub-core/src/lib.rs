@@ -103,7 +103,7 @@ pub use index::{
 };
 pub use legacy::{LEGACY_INDEX_PATH, LEGACY_PATH};
 pub use media::{GZIP, JSON, MARKDOWN, OCTET_STREAM, PLAIN_TEXT, ZIP, is_text, media_type};
-pub use origin::{DEV_PORTS, Origin, OriginError, is_local_host};
+pub use origin::{DEV_PORTS, Origin, OriginError, is_local_host, is_local_ip};
 pub use skill::Skill;
 pub use validate::{
     ALLOWED_FIELDS, MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH,

@@ -159,7 +159,12 @@ fn is_host(host: &str) -> bool {
     labels.iter().all(is_label) && !numeric
 }
 
-/// Whether `host` names this machine or a private network rather than a public site.
+/// Whether `host` names this machine or a private network rather than a public site: the
+/// name `localhost` and its subdomains, single-label names and the private-use suffixes
+/// `.local`, `.internal`, `.lan`, `.home.arpa`; loopback, unspecified, private, shared,
+/// link-local, broadcast and multicast IPv4 addresses; loopback, unspecified, unique-local,
+/// link-local, site-local and multicast IPv6 addresses, and IPv6 forms that embed a local IPv4
+/// address (mapped, compatible, NAT64 `64:ff9b::/96`, 6to4 `2002::/16`).
 ///
 /// # Example
 ///
@@ -170,32 +175,65 @@ fn is_host(host: &str) -> bool {
 /// assert!(is_local_host("127.0.0.1"));
 /// assert!(is_local_host("192.168.1.20"));
 /// assert!(is_local_host("::1"));
+/// assert!(is_local_host("intranet"));
 /// assert!(!is_local_host("example.com"));
 /// ```
 #[must_use]
 pub fn is_local_host(host: &str) -> bool {
     let host = host.trim_start_matches('[').trim_end_matches(']');
     let host = host.strip_suffix('.').unwrap_or(host).to_ascii_lowercase();
-    if host == "localhost" || host.ends_with(".localhost") {
-        return true;
-    }
     match host.parse::<IpAddr>() {
-        Ok(IpAddr::V4(ip)) => {
+        Ok(ip) => is_local_ip(ip),
+        Err(_) => {
+            const PRIVATE_SUFFIXES: [&str; 5] =
+                [".localhost", ".local", ".internal", ".lan", ".home.arpa"];
+            host == "localhost"
+                || !host.contains('.')
+                || PRIVATE_SUFFIXES.iter().any(|s| host.ends_with(s))
+        }
+    }
+}
+
+/// Whether an address belongs to this machine or a private network; see [`is_local_host`].
+#[must_use]
+pub fn is_local_ip(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(ip) => {
             let [first, second, ..] = ip.octets();
             let this_network = first == 0;
             let shared = first == 100 && second & 0xc0 == 64;
-            ip.is_loopback() || ip.is_private() || ip.is_link_local() || this_network || shared
+            ip.is_loopback()
+                || ip.is_private()
+                || ip.is_link_local()
+                || ip.is_broadcast()
+                || ip.is_multicast()
+                || this_network
+                || shared
         }
-        Ok(IpAddr::V6(ip)) => {
+        IpAddr::V6(ip) => {
+            let segments = ip.segments();
+            let site_local = segments[0] & 0xffc0 == 0xfec0;
+            let embedded = if segments[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+                // NAT64: the last 32 bits are the IPv4 address.
+                let [.., a, b, c, d] = ip.octets();
+                Some(std::net::Ipv4Addr::new(a, b, c, d))
+            } else if segments[0] == 0x2002 {
+                // 6to4: bits 16 to 48 are the IPv4 address.
+                let octets = ip.octets();
+                Some(std::net::Ipv4Addr::new(
+                    octets[2], octets[3], octets[4], octets[5],
+                ))
+            } else {
+                ip.to_ipv4()
+            };
             ip.is_loopback()
                 || ip.is_unspecified()
                 || ip.is_unique_local()
                 || ip.is_unicast_link_local()
-                || ip
-                    .to_ipv4()
-                    .is_some_and(|v4| is_local_host(&v4.to_string()))
+                || ip.is_multicast()
+                || site_local
+                || embedded.is_some_and(|v4| is_local_ip(IpAddr::V4(v4)))
         }
-        Err(_) => false,
     }
 }
 
@@ -347,6 +385,36 @@ mod tests {
     refuses!(
         shared_address_space,
         "http://100.64.0.1",
+        OriginError::NotPublic { .. }
+    );
+    refuses!(
+        single_label,
+        "https://intranet",
+        OriginError::NotPublic { .. }
+    );
+    refuses!(
+        internal_suffix,
+        "https://metadata.google.internal",
+        OriginError::NotPublic { .. }
+    );
+    refuses!(
+        nat64_metadata,
+        "http://[64:ff9b::a9fe:a9fe]",
+        OriginError::NotPublic { .. }
+    );
+    refuses!(
+        six_to_four_loopback,
+        "http://[2002:7f00:1::]",
+        OriginError::NotPublic { .. }
+    );
+    refuses!(
+        site_local_v6,
+        "http://[fec0::1]",
+        OriginError::NotPublic { .. }
+    );
+    refuses!(
+        broadcast,
+        "http://255.255.255.255",
         OriginError::NotPublic { .. }
     );
 }
