@@ -23,14 +23,15 @@
 //! ```
 //!
 //! With tools of your own, delegate the skills methods of your `ServerHandler` to an
-//! [`McpSkills`] (its methods are named after the protocol's) and declare [`capabilities`].
+//! [`McpSkills`] (its methods are named after the protocol's), pass the results through
+//! [`fit_to_peer`] (cache hints only for 2026-07-28 peers), and declare [`capabilities`].
 
 mod http;
 mod server;
 mod skills;
 
 pub use http::{HttpOptions, McpService};
-pub use server::{SkillsServer, capabilities};
+pub use server::{CacheHinted, SkillsServer, capabilities, fit_to_peer};
 pub use skills::{
     ConfigError, DEFAULT_PAGE_SIZE, DEFAULT_TTL_MS, McpSkills, McpSkillsBuilder, SCHEME,
 };

@@ -2,8 +2,9 @@
 
 use rmcp::model::{
     GetSkillRequestParams, GetSkillResult, Implementation, ListResourcesResult, ListSkillsResult,
-    PaginatedRequestParams, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceDirectoryRequestParams,
+    ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -52,6 +53,40 @@ impl SkillsServer {
     }
 }
 
+/// Results that carry the SEP-2549 cache hints `ttlMs` and `cacheScope`.
+pub trait CacheHinted {
+    /// Removes the hints.
+    fn without_cache_hints(self) -> Self;
+}
+
+macro_rules! cache_hinted {
+    ($($result:ty),+) => {$(
+        impl CacheHinted for $result {
+            fn without_cache_hints(mut self) -> Self {
+                self.ttl_ms = None;
+                self.cache_scope = None;
+                self
+            }
+        }
+    )+};
+}
+
+cache_hinted!(ListSkillsResult, GetSkillResult, ListResourcesResult);
+
+/// Fits a result to the peer: `ttlMs` and `cacheScope` exist from protocol 2026-07-28 on and
+/// must be left out for older peers (rmcp removes only `resultType` for them). A handler that
+/// delegates to [`McpSkills`] passes its results through this.
+pub fn fit_to_peer<T: CacheHinted>(result: T, context: &RequestContext<RoleServer>) -> T {
+    let modern = context
+        .protocol_version()
+        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
+    if modern {
+        result
+    } else {
+        result.without_cache_hints()
+    }
+}
+
 fn cursor(params: Option<&PaginatedRequestParams>) -> Option<&str> {
     params.and_then(|p| p.cursor.as_deref())
 }
@@ -68,17 +103,18 @@ impl ServerHandler for SkillsServer {
     async fn list_skills(
         &self,
         request: Option<PaginatedRequestParams>,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, ErrorData> {
-        self.skills.list_skills(cursor(request.as_ref()))
+        let result = self.skills.list_skills(cursor(request.as_ref()))?;
+        Ok(fit_to_peer(result, &context))
     }
 
     async fn get_skill(
         &self,
         request: GetSkillRequestParams,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, ErrorData> {
-        self.skills.get_skill(&request.uri)
+        Ok(fit_to_peer(self.skills.get_skill(&request.uri)?, &context))
     }
 
     async fn read_resource_directory(
@@ -93,9 +129,10 @@ impl ServerHandler for SkillsServer {
     async fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        self.skills.list_resources(cursor(request.as_ref()))
+        let result = self.skills.list_resources(cursor(request.as_ref()))?;
+        Ok(fit_to_peer(result, &context))
     }
 
     async fn read_resource(

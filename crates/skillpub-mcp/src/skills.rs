@@ -315,8 +315,8 @@ impl McpSkillsBuilder {
 fn add_skill(prepared: &mut Prepared, skill: &PublishedSkill, root: &str) {
     let frontmatter = skill.frontmatter();
     let mut extra = frontmatter.json().clone();
-    extra.remove("name");
-    extra.remove("description");
+    // `retain` keeps the authored order (`remove` would swap the last field into the gap).
+    extra.retain(|key, _| key != "name" && key != "description");
     let mut entry_frontmatter =
         SkillFrontmatter::new(frontmatter.name(), frontmatter.description());
     entry_frontmatter.extra = extra;

@@ -2,7 +2,6 @@
 //! across pages, get, read and verify every resource, compare frontmatter, walk directories,
 //! every error code, and the Origin check.
 
-use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
 use axum::Router;
@@ -181,15 +180,22 @@ async fn listing_pages_through_every_skill_and_every_resource_verifies() {
         };
         assert_eq!(mime_type.as_deref(), Some("text/markdown"));
         let parsed = Catalog::new([Skill::new(None, text.clone())]).unwrap();
-        let parsed: BTreeMap<String, serde_json::Value> = parsed.skills()[0]
+        let parsed: Vec<(String, serde_json::Value)> = parsed.skills()[0]
             .frontmatter()
             .json()
             .clone()
             .into_iter()
             .collect();
-        let listed: BTreeMap<String, serde_json::Value> =
-            serde_json::from_value(serde_json::to_value(&skill.frontmatter).unwrap()).unwrap();
-        assert_eq!(parsed, listed, "{}", skill.uri);
+        let listed: Vec<(String, serde_json::Value)> =
+            match serde_json::to_value(&skill.frontmatter).unwrap() {
+                serde_json::Value::Object(map) => map.into_iter().collect(),
+                other => panic!("frontmatter is an object, not {other}"),
+            };
+        assert_eq!(
+            parsed, listed,
+            "{}: same fields, same values, same order",
+            skill.uri
+        );
     }
 }
 
@@ -353,4 +359,83 @@ async fn a_foreign_origin_is_refused_with_403() {
     assert!(foreign.starts_with("HTTP/1.1 403"), "{foreign}");
     let allowed = post(ALLOWED_ORIGIN).await;
     assert!(allowed.starts_with("HTTP/1.1 200"), "{allowed}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cache_hints_go_to_modern_peers_only() {
+    let addr = serve().await;
+    let modern = modern_client(addr).await.list_skills(None).await.unwrap();
+    assert_eq!(modern.ttl_ms, Some(300_000));
+    assert_eq!(modern.cache_scope, Some(rmcp::model::CacheScope::Public));
+    let legacy = legacy_client(addr).await.list_skills(None).await.unwrap();
+    assert_eq!((legacy.ttl_ms, legacy.cache_scope), (None, None));
+}
+
+#[test]
+fn frontmatter_keeps_the_authored_order() {
+    let text = "---\ndescription: Does a.\nlicense: MIT\nname: a\ncompatibility: Any.\nmetadata:\n  z: \"1\"\n  a: \"2\"\n---\n";
+    let skills = McpSkills::new(Catalog::new([Skill::from_static(text)]).unwrap());
+    let listed = skills.list_skills(None).unwrap();
+    let json = serde_json::to_value(&listed.skills[0].frontmatter).unwrap();
+    let keys: Vec<&str> = json
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    // rmcp's type puts name and description first; the other fields keep the authored order.
+    assert_eq!(
+        keys,
+        [
+            "name",
+            "description",
+            "license",
+            "compatibility",
+            "metadata"
+        ]
+    );
+    let metadata: Vec<&str> = json["metadata"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(metadata, ["z", "a"]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_prefix_puts_every_uri_under_it() {
+    let skills = McpSkills::builder(catalog())
+        .prefix("acme/billing")
+        .build()
+        .unwrap();
+    let uris: Vec<String> = skills
+        .list_skills(None)
+        .unwrap()
+        .skills
+        .into_iter()
+        .map(|s| s.uri)
+        .collect();
+    assert!(
+        uris.iter()
+            .all(|uri| uri.starts_with("skill://acme/billing/")),
+        "{uris:?}"
+    );
+    assert!(
+        skills
+            .read_resource("skill://acme/billing/publish-agent-skills/scripts/check-index.sh")
+            .is_some()
+    );
+    assert!(
+        skills
+            .read_resource_directory("skill://acme/billing/publish-agent-skills/scripts", None)
+            .is_ok()
+    );
+    assert!(McpSkills::builder(catalog()).prefix("a b").build().is_err());
+    assert!(
+        McpSkills::builder(catalog())
+            .prefix("../x")
+            .build()
+            .is_err()
+    );
 }
