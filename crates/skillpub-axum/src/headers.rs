@@ -5,8 +5,8 @@
 
 use bytes::Bytes;
 use http::header::{
-    ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_MAX_AGE, ALLOW,
-    CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, ETAG, HeaderName, IF_MATCH, IF_NONE_MATCH,
+    ACCESS_CONTROL_MAX_AGE, ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, ETAG, HeaderName,
+    IF_MATCH, IF_NONE_MATCH,
 };
 use http::{HeaderMap, HeaderValue, StatusCode};
 use skillpub_core::Digest;
@@ -20,7 +20,11 @@ pub const DEFAULT_CACHE_CONTROL: HeaderValue = HeaderValue::from_static(DEFAULT_
 
 /// Default `Cache-Control` of `404`, `405` and `412` answers: short, so that a skill added by
 /// a deploy is not hidden behind a cached `404`.
-pub const DEFAULT_ERROR_CACHE_CONTROL: HeaderValue = HeaderValue::from_static("public, max-age=10");
+pub const DEFAULT_ERROR_CACHE_CONTROL: HeaderValue =
+    HeaderValue::from_static(DEFAULT_ERROR_CACHE_CONTROL_TEXT);
+
+/// The default `Cache-Control` of error answers, as text.
+pub const DEFAULT_ERROR_CACHE_CONTROL_TEXT: &str = "public, max-age=10";
 
 /// Default `Access-Control-Max-Age` of preflight answers, in seconds (one day).
 pub const DEFAULT_CORS_MAX_AGE: u32 = 86_400;
@@ -31,7 +35,13 @@ const METHODS: &str = "GET, HEAD, OPTIONS";
 pub const ALLOWED_METHODS: HeaderValue = HeaderValue::from_static(METHODS);
 
 const JSON: HeaderValue = HeaderValue::from_static(skillpub_core::JSON);
-const REQUEST_HEADERS: HeaderValue = HeaderValue::from_static("If-None-Match, If-Match");
+/// The headers of a preflight answer besides the common ones and `Access-Control-Max-Age`,
+/// as text: a static export configures its server with the same list.
+pub const PREFLIGHT_HEADERS: [(&str, &str); 3] = [
+    ("allow", METHODS),
+    ("access-control-allow-methods", METHODS),
+    ("access-control-allow-headers", "If-None-Match, If-Match"),
+];
 
 /// The headers every answer carries besides `Cache-Control`, as text: CORS, `nosniff`, and a
 /// CSP that sandboxes everything, because nothing served here is a page (an SVG, XML or HTML
@@ -205,9 +215,12 @@ impl Policy {
     /// The answer to a CORS preflight: `204`, the allowed methods and how long to cache that.
     fn preflight(&self) -> Prepared {
         let mut headers = self.common(&self.cache_control);
-        headers.insert(ALLOW, ALLOWED_METHODS);
-        headers.insert(ACCESS_CONTROL_ALLOW_METHODS, ALLOWED_METHODS);
-        headers.insert(ACCESS_CONTROL_ALLOW_HEADERS, REQUEST_HEADERS);
+        for (name, value) in PREFLIGHT_HEADERS {
+            headers.insert(
+                HeaderName::from_static(name),
+                HeaderValue::from_static(value),
+            );
+        }
         headers.insert(ACCESS_CONTROL_MAX_AGE, HeaderValue::from(self.cors_max_age));
         Prepared {
             status: StatusCode::NO_CONTENT,

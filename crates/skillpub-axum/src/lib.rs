@@ -49,7 +49,8 @@ mod router;
 
 pub use headers::{
     ALLOWED_METHODS, COMMON_HEADERS, DEFAULT_CACHE_CONTROL, DEFAULT_CACHE_CONTROL_TEXT,
-    DEFAULT_CORS_MAX_AGE, DEFAULT_ERROR_CACHE_CONTROL, Rejection,
+    DEFAULT_CORS_MAX_AGE, DEFAULT_ERROR_CACHE_CONTROL, DEFAULT_ERROR_CACHE_CONTROL_TEXT,
+    PREFLIGHT_HEADERS, Rejection,
 };
 pub use link::{AgentSkillsLink, AgentSkillsLinkLayer, InvalidIndexUrl, ResponseFuture};
 pub use router::{RouterBuilder, router};

@@ -124,40 +124,72 @@ fn catalog(args: &Args) -> Result<Catalog, String> {
 }
 
 /// Writes the tree into a temporary folder beside the target, then swaps it in, so that a
-/// failed export leaves the previous one in place. Returns how many files were written.
+/// failed export leaves the previous one in place. Only what this export writes is replaced:
+/// `agent-skills/`, and `skills/` or `api-catalog` when they are enabled; a site's own
+/// `api-catalog` or `skills/` is left alone otherwise. Returns how many files were written.
 pub(crate) fn write_tree(catalog: &Catalog, out_dir: &Path) -> std::io::Result<usize> {
     let well_known = out_dir.join(".well-known");
     fs::create_dir_all(&well_known)?;
+    remove_leftovers(&well_known);
     let staging = well_known.join(format!(".skillpub-staging-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&staging);
-    let written = stage(catalog, &staging);
-    let written = match written {
-        Ok(written) => written,
-        Err(error) => {
-            let _ = fs::remove_dir_all(&staging);
-            return Err(error);
+    let written = stage(catalog, &staging).and_then(|written| {
+        let owned = [WELL_KNOWN_PATH, LEGACY_PATH, API_CATALOG_PATH].map(|path| {
+            path.trim_start_matches("/.well-known/")
+                .trim_end_matches('/')
+        });
+        let mut swapped = Vec::new();
+        for name in owned.into_iter().filter(|name| staging.join(name).exists()) {
+            let target = well_known.join(name);
+            match swap(&staging.join(name), &target) {
+                Ok(old) => swapped.push((target, old)),
+                Err(error) => {
+                    // Put back what was already swapped: all or nothing.
+                    for (target, old) in swapped.into_iter().rev() {
+                        undo(&target, old);
+                    }
+                    return Err(error);
+                }
+            }
         }
-    };
-    // Swap in each top-level entry the export owns: the folders, then the single files.
-    let owned = [
-        WELL_KNOWN_PATH
-            .trim_start_matches("/.well-known/")
-            .trim_end_matches('/'),
-        LEGACY_PATH
-            .trim_start_matches("/.well-known/")
-            .trim_end_matches('/'),
-        API_CATALOG_PATH.trim_start_matches("/.well-known/"),
-    ];
-    for name in owned {
-        swap(&staging.join(name), &well_known.join(name))?;
-    }
-    fs::remove_dir_all(&staging)?;
+        for (_, old) in swapped {
+            if let Some(old) = old {
+                let _ = remove(&old);
+            }
+        }
+        Ok(written)
+    });
+    let _ = fs::remove_dir_all(&staging);
+    let written = written?;
     replace_file(&out_dir.join(NGINX_SNIPPET), nginx(catalog).as_bytes())?;
     replace_file(
         &out_dir.join(HEADERS_FILE),
         headers_file(catalog).as_bytes(),
     )?;
     Ok(written)
+}
+
+/// Removes what an interrupted export may have left in `.well-known/`.
+fn remove_leftovers(well_known: &Path) {
+    let Ok(entries) = fs::read_dir(well_known) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with(".skillpub-staging-")
+            || name.contains(".skillpub-old-")
+            || name.contains(".skillpub-new-")
+        {
+            let _ = remove(&entry.path());
+        }
+    }
+}
+
+fn remove(path: &Path) -> std::io::Result<()> {
+    if path.is_dir() {
+        fs::remove_dir_all(path)
+    } else {
+        fs::remove_file(path)
+    }
 }
 
 /// Writes every artifact under `staging`, named by its path below `/.well-known/`.
@@ -179,30 +211,29 @@ fn relative(artifact: &Artifact) -> &str {
     artifact.path().trim_start_matches("/.well-known/")
 }
 
-/// Replaces `target` with `staged` (either may be absent): the old one is moved aside first and
-/// removed only once the new one is in place.
-fn swap(staged: &Path, target: &Path) -> std::io::Result<()> {
+/// Moves `staged` to `target`, moving an existing `target` aside first; returns where the old
+/// one went, to be removed once everything is in place, or put back.
+fn swap(staged: &Path, target: &Path) -> std::io::Result<Option<PathBuf>> {
     let old = target.with_extension(format!("skillpub-old-{}", std::process::id()));
     let had_old = target.exists();
     if had_old {
         fs::rename(target, &old)?;
     }
-    if staged.exists()
-        && let Err(error) = fs::rename(staged, target)
-    {
+    if let Err(error) = fs::rename(staged, target) {
         if had_old {
             let _ = fs::rename(&old, target);
         }
         return Err(error);
     }
-    if had_old {
-        if old.is_dir() {
-            fs::remove_dir_all(&old)
-        } else {
-            fs::remove_file(&old)
-        }?;
+    Ok(had_old.then_some(old))
+}
+
+/// Reverses a [`swap`].
+fn undo(target: &Path, old: Option<PathBuf>) {
+    let _ = remove(target);
+    if let Some(old) = old {
+        let _ = fs::rename(old, target);
     }
-    Ok(())
 }
 
 /// Writes a file through a temporary file and a rename.
@@ -213,43 +244,66 @@ fn replace_file(target: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// The nginx configuration: one exact `location` per published file with its exact
-/// `Content-Type`, and a JSON 404 for everything else under the folders. Every answer gets the
-/// router's headers.
+/// `Content-Type`, a JSON 404 for everything else under the folders (and for a listed file
+/// that is missing), CORS preflight answered with 204. Every answer gets the router's headers.
 pub(crate) fn nginx(catalog: &Catalog) -> String {
     let mut conf = String::from(
         "# Generated by `skillpub export`. Include it in the `server { }` block whose `root` is the\n\
          # export folder:  include /path/to/export/skillpub.nginx.conf;\n\
-         # Each published file gets its exact Content-Type; anything else under the folders is a\n\
-         # JSON 404, never a fallback page. Archives are served as they are: never gzip them again.\n\n",
+         # Reload nginx after every export (`nginx -t && nginx -s reload`): each published file has\n\
+         # its own location, with its exact Content-Type; anything else under the folders is a JSON\n\
+         # 404, never a fallback page. Archives are served as they are: never gzip them again.\n\
+         # nginx makes its own ETag (modification time and size), not the digest, and add_header here\n\
+         # replaces the server's add_header lines (such as HSTS) on these paths: repeat them if needed.\n\n",
     );
-    let headers = |conf: &mut String, indent: &str| {
-        for (name, value) in common_headers() {
-            let _ = writeln!(conf, "{indent}add_header {name} \"{value}\" always;");
-        }
-    };
     let mut folders = vec![WELL_KNOWN_PATH];
     if catalog.has_legacy_index() {
         folders.push(LEGACY_PATH);
     }
     for folder in folders {
         let _ = writeln!(conf, "location ^~ {folder} {{");
-        conf.push_str("    default_type application/json;\n");
-        headers(&mut conf, "    ");
-        let body = skillpub_axum::Rejection::NotFound.body_text();
-        let _ = writeln!(conf, "    return 404 '{}\\n';\n}}\n", body.trim_end());
+        not_found(&mut conf);
+        conf.push_str("}\n\n");
     }
+    conf.push_str("location @skillpub_missing {\n");
+    not_found(&mut conf);
+    conf.push_str("}\n\n");
     for artifact in catalog.artifacts() {
         let _ = writeln!(conf, "location = {} {{", artifact.path());
         let _ = writeln!(
             conf,
-            "    types {{ }}\n    default_type \"{}\";",
+            "    types {{ }}\n    default_type \"{}\";\n    gzip off;",
             artifact.media_type().replace('"', "\\\"")
         );
-        conf.push_str("    gzip off;\n");
-        headers(&mut conf, "    ");
-        conf.push_str("    try_files $uri =404;\n}\n");
+        headers(&mut conf, skillpub_axum::DEFAULT_CACHE_CONTROL_TEXT);
+        conf.push_str("    if ($request_method = OPTIONS) {\n        return 204;\n    }\n");
+        conf.push_str("    try_files $uri @skillpub_missing;\n}\n");
     }
     conf
+}
+
+/// The body of a location that answers the router's JSON 404 (and 204 to a preflight).
+fn not_found(conf: &mut String) {
+    conf.push_str("    types { }\n    default_type application/json;\n");
+    headers(conf, skillpub_axum::DEFAULT_ERROR_CACHE_CONTROL_TEXT);
+    conf.push_str("    if ($request_method = OPTIONS) {\n        return 204;\n    }\n");
+    let body = skillpub_axum::Rejection::NotFound.body_text();
+    let _ = writeln!(conf, "    return 404 '{}\\n';", body.trim_end());
+}
+
+/// The router's headers: caching, the common ones, and those a preflight needs.
+fn headers(conf: &mut String, cache_control: &str) {
+    let max_age = skillpub_axum::DEFAULT_CORS_MAX_AGE.to_string();
+    let lines = std::iter::once(("cache-control", cache_control))
+        .chain(skillpub_axum::COMMON_HEADERS)
+        .chain(skillpub_axum::PREFLIGHT_HEADERS)
+        .chain(std::iter::once((
+            "access-control-max-age",
+            max_age.as_str(),
+        )));
+    for (name, value) in lines {
+        let _ = writeln!(conf, "    add_header {name} \"{value}\" always;");
+    }
 }
 
 /// The `_headers` file of static hosts (Netlify, Cloudflare Pages): the common headers for the
@@ -257,12 +311,15 @@ pub(crate) fn nginx(catalog: &Catalog) -> String {
 pub(crate) fn headers_file(catalog: &Catalog) -> String {
     let mut text =
         String::from("# Generated by `skillpub export` for static hosts that read `_headers`.\n");
-    let mut folders = vec![WELL_KNOWN_PATH];
+    let mut rules = vec![format!("{WELL_KNOWN_PATH}*")];
     if catalog.has_legacy_index() {
-        folders.push(LEGACY_PATH);
+        rules.push(format!("{LEGACY_PATH}*"));
     }
-    for folder in folders {
-        let _ = writeln!(text, "{folder}*");
+    if catalog.artifacts().any(|a| a.path() == API_CATALOG_PATH) {
+        rules.push(API_CATALOG_PATH.to_owned());
+    }
+    for rule in rules {
+        let _ = writeln!(text, "{rule}");
         for (name, value) in common_headers() {
             let _ = writeln!(text, "  {name}: {value}");
         }

@@ -48,6 +48,8 @@ fn load(dir: &Path) -> Result<Catalog, Errors> {
 }
 
 async fn serve(args: &Args) -> bool {
+    // Taken before the first load, so that a change made while starting is not missed.
+    let seen = fingerprint(&args.skills_dir);
     let initial = match load(&args.skills_dir) {
         Ok(catalog) => catalog,
         Err(errors) if args.watch => {
@@ -89,7 +91,7 @@ async fn serve(args: &Args) -> bool {
     let local = listener.local_addr().unwrap_or(args.addr);
     println!("Agent Skills index: http://{local}{INDEX_PATH}");
     if args.watch {
-        tokio::spawn(watch(args.skills_dir.clone(), current));
+        tokio::spawn(watch(args.skills_dir.clone(), current, seen));
     }
     if let Err(error) = axum::serve(listener, app).await {
         eprintln!("skillpub serve: {error}");
@@ -99,16 +101,22 @@ async fn serve(args: &Args) -> bool {
 }
 
 /// Rebuilds the catalog whenever the folder's files change.
-async fn watch(dir: PathBuf, current: Arc<RwLock<Router>>) {
-    let mut seen = fingerprint(&dir);
+async fn watch(dir: PathBuf, current: Arc<RwLock<Router>>, mut seen: Fingerprint) {
     loop {
         tokio::time::sleep(POLL).await;
-        let now = fingerprint(&dir);
+        let walked = dir.clone();
+        let Ok(now) = tokio::task::spawn_blocking(move || fingerprint(&walked)).await else {
+            continue;
+        };
         if now == seen {
             continue;
         }
         seen = now;
-        match load(&dir) {
+        let loaded = dir.clone();
+        let Ok(result) = tokio::task::spawn_blocking(move || load(&loaded)).await else {
+            continue;
+        };
+        match result {
             Ok(catalog) => {
                 eprintln!(
                     "skillpub serve: reloaded, {} skills",
@@ -122,8 +130,11 @@ async fn watch(dir: PathBuf, current: Arc<RwLock<Router>>) {
     }
 }
 
+/// Every file and folder under a skills folder with its size and modification time.
+type Fingerprint = Vec<(PathBuf, u64, Option<SystemTime>)>;
+
 /// Every file and folder under `dir` with its size and modification time, sorted.
-fn fingerprint(dir: &Path) -> Vec<(PathBuf, u64, Option<SystemTime>)> {
+fn fingerprint(dir: &Path) -> Fingerprint {
     let mut found = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(folder) = pending.pop() {

@@ -307,3 +307,71 @@ fn stock_nginx_without_the_snippet_fails_on_the_markdown_type() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_default_export_leaves_a_sites_own_api_catalog_and_legacy_folder_alone() {
+    let out = Scratch::new("foreign");
+    std::fs::create_dir_all(out.0.join(".well-known/skills")).unwrap();
+    std::fs::write(out.0.join(".well-known/skills/index.json"), "mine").unwrap();
+    std::fs::write(out.0.join(".well-known/api-catalog"), "mine too").unwrap();
+    let (ok, _, stderr) = export(EXAMPLES, &out.0, &[]);
+    assert!(ok, "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(out.0.join(".well-known/skills/index.json")).unwrap(),
+        "mine"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.0.join(".well-known/api-catalog")).unwrap(),
+        "mine too"
+    );
+}
+
+/// One raw request; returns the head (lowercased) and the body.
+fn raw(addr: SocketAddr, method: &str, path: &str) -> (String, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(stream, "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nOrigin: https://agent.example\r\nAccess-Control-Request-Method: GET\r\nConnection: close\r\n\r\n").unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    (head.to_ascii_lowercase(), body.to_owned())
+}
+
+#[test]
+fn nginx_answers_preflights_and_every_missing_path_like_the_router() {
+    let out = Scratch::new("nginx-edges");
+    let (ok, _, stderr) = export(EXAMPLES, &out.0, &[]);
+    assert!(ok, "{stderr}");
+    let server = nginx(&out.0, true);
+
+    let (head, _) = raw(
+        server.addr,
+        "OPTIONS",
+        "/.well-known/agent-skills/write-skill-md/SKILL.md",
+    );
+    assert!(head.starts_with("http/1.1 204"), "{head}");
+    assert!(
+        head.contains("access-control-allow-methods: get, head, options"),
+        "{head}"
+    );
+
+    let (head, body) = raw(server.addr, "GET", "/.well-known/agent-skills/nope.html");
+    assert!(head.starts_with("http/1.1 404"), "{head}");
+    assert!(head.contains("content-type: application/json"), "{head}");
+    assert!(head.contains("cache-control: public, max-age=10"), "{head}");
+    assert!(body.starts_with(r#"{"error":"not_found""#), "{body}");
+
+    // A listed file that disappears (until the next export and reload) is the JSON 404 too.
+    std::fs::remove_file(
+        out.0
+            .join(".well-known/agent-skills/write-skill-md/SKILL.md"),
+    )
+    .unwrap();
+    let (head, body) = raw(
+        server.addr,
+        "GET",
+        "/.well-known/agent-skills/write-skill-md/SKILL.md",
+    );
+    assert!(head.starts_with("http/1.1 404"), "{head}");
+    assert!(body.starts_with(r#"{"error":"not_found""#), "{body}");
+}
