@@ -108,13 +108,16 @@ impl AgentSkillsLinkLayer {
 
 /// An index URL that a `Link` header cannot carry.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("`{0}` cannot be a Link target; give a URL without spaces, control characters, `<` or `>`")]
+#[error(
+    "`{0}` cannot be a Link target; give a URI reference (percent-encode spaces, quotes, `<`, `>` and the like)"
+)]
 pub struct InvalidIndexUrl(String);
 
 fn link_to(url: &str) -> Option<HeaderValue> {
+    // The characters of an RFC 3986 URI reference.
     let plain = url
         .bytes()
-        .all(|b| b.is_ascii_graphic() && b != b'<' && b != b'>');
+        .all(|b| b.is_ascii_alphanumeric() || b"-._~:/?#[]@!$&'()*+,;=%".contains(&b));
     if !plain || url.is_empty() {
         return None;
     }

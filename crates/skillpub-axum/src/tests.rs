@@ -553,6 +553,12 @@ mod link {
         assert!(links(&missing).is_empty());
         assert!(AgentSkillsLinkLayer::all().index_url("/a>b").is_err());
         assert!(AgentSkillsLinkLayer::all().index_url("/a b").is_err());
+        assert!(AgentSkillsLinkLayer::all().index_url("/a\"b").is_err());
+        assert!(
+            AgentSkillsLinkLayer::all()
+                .index_url("https://example.com/a%20b/index.json")
+                .is_ok()
+        );
     }
 
     #[tokio::test]
