@@ -132,22 +132,30 @@ const SKILL: &str = "/.well-known/agent-skills/greeting/SKILL.md";
 
 /// A correct hand-made site with one skill.
 fn good_site() -> Site {
+    one_skill_site("Greets the user by name.", SKILL_MD)
+}
+
+/// A site with one `skill-md` entry whose digest matches `skill_md`, served as Markdown.
+fn one_skill_site(description: &str, skill_md: &str) -> Site {
+    let entry = entry(
+        "greeting",
+        "skill-md",
+        description,
+        SKILL,
+        skill_md.as_bytes(),
+    );
     Site::new(vec![
+        (INDEX, ok("application/json", index(&entry))),
         (
-            INDEX,
-            ok(
-                "application/json",
-                index(&entry(
-                    "greeting",
-                    "skill-md",
-                    "Greets the user by name.",
-                    SKILL,
-                    SKILL_MD.as_bytes(),
-                )),
-            ),
+            SKILL,
+            ok("text/markdown; charset=utf-8", skill_md.to_owned()),
         ),
-        (SKILL, ok("text/markdown; charset=utf-8", SKILL_MD)),
     ])
+}
+
+/// Serves a hand-made site and checks it.
+async fn check_site(site: Site, extra: &[&str]) -> (bool, String) {
+    check(serve(site.router()).await, extra).await
 }
 
 fn fail_line<'a>(stdout: &'a str, needle: &str) -> &'a str {
@@ -212,7 +220,7 @@ async fn a_hand_made_site_without_caching_headers_passes_with_warnings() {
 async fn digest_drift_fails() {
     let mut site = good_site();
     site.routes[1].1 = ok("text/markdown", format!("{SKILL_MD}\n"));
-    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    let (passed, stdout) = check_site(site, &[]).await;
     assert!(!passed);
     let line = fail_line(&stdout, "digest drift");
     assert!(
@@ -229,7 +237,7 @@ async fn digest_drift_fails() {
 async fn skill_md_served_as_octet_stream_fails() {
     let mut site = good_site();
     site.routes[1].1.content_type = "application/octet-stream";
-    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    let (passed, stdout) = check_site(site, &[]).await;
     assert!(!passed);
     fail_line(
         &stdout,
@@ -242,7 +250,7 @@ async fn head_answered_404_or_405_fails() {
     for status in [StatusCode::NOT_FOUND, StatusCode::METHOD_NOT_ALLOWED] {
         let mut site = good_site();
         site.head_status = Some(status);
-        let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+        let (passed, stdout) = check_site(site, &[]).await;
         assert!(!passed);
         fail_line(&stdout, &format!("index: HEAD answered {status}"));
     }
@@ -252,7 +260,7 @@ async fn head_answered_404_or_405_fails() {
 async fn a_200_page_for_a_missing_skill_fails() {
     let mut site = good_site();
     site.fallback = ok("text/html", "<html>app</html>");
-    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    let (passed, stdout) = check_site(site, &[]).await;
     assert!(!passed);
     fail_line(
         &stdout,
@@ -267,7 +275,7 @@ async fn missing_and_invented_schemas_fail() {
         (INDEX, ok("application/json", legacy)),
         (SKILL, ok("text/markdown", SKILL_MD)),
     ]);
-    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    let (passed, stdout) = check_site(site, &[]).await;
     assert!(!passed);
     fail_line(
         &stdout,
@@ -279,7 +287,7 @@ async fn missing_and_invented_schemas_fail() {
         "https://agentskills.io/schemas/v0.2.0/index.json",
     );
     let site = Site::new(vec![(INDEX, ok("application/json", invented))]);
-    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    let (passed, stdout) = check_site(site, &[]).await;
     assert!(!passed);
     fail_line(
         &stdout,
@@ -303,30 +311,15 @@ async fn a_localhost_url_fails() {
             )),
         ),
     )]);
-    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    let (passed, stdout) = check_site(site, &[]).await;
     assert!(!passed);
     fail_line(&stdout, "is on a local host or a development port");
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_description_that_differs_from_the_frontmatter_warns() {
-    let site = Site::new(vec![
-        (
-            INDEX,
-            ok(
-                "application/json",
-                index(&entry(
-                    "greeting",
-                    "skill-md",
-                    "Says hi.",
-                    SKILL,
-                    SKILL_MD.as_bytes(),
-                )),
-            ),
-        ),
-        (SKILL, ok("text/markdown", SKILL_MD)),
-    ]);
-    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    let site = one_skill_site("Says hi.", SKILL_MD);
+    let (passed, stdout) = check_site(site, &[]).await;
     assert!(passed, "a SHOULD is a warning:\n{stdout}");
     assert!(
         stdout.contains("warn  greeting: the index description differs"),
@@ -337,23 +330,8 @@ async fn a_description_that_differs_from_the_frontmatter_warns() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_frontmatter_name_that_differs_from_the_index_fails() {
     let other = SKILL_MD.replace("name: greeting", "name: hello");
-    let site = Site::new(vec![
-        (
-            INDEX,
-            ok(
-                "application/json",
-                index(&entry(
-                    "greeting",
-                    "skill-md",
-                    "Greets the user by name.",
-                    SKILL,
-                    other.as_bytes(),
-                )),
-            ),
-        ),
-        (SKILL, ok("text/markdown", other)),
-    ]);
-    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    let site = one_skill_site("Greets the user by name.", &other);
+    let (passed, stdout) = check_site(site, &[]).await;
     assert!(!passed);
     fail_line(
         &stdout,
@@ -367,7 +345,7 @@ async fn a_redirect_loop_fails() {
     redirect.status = StatusCode::FOUND;
     redirect.location = Some(INDEX.to_owned());
     let site = Site::new(vec![(INDEX, redirect)]);
-    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    let (passed, stdout) = check_site(site, &[]).await;
     assert!(!passed);
     fail_line(&stdout, "redirects more than 10 times");
 }
@@ -396,7 +374,7 @@ async fn an_index_larger_than_the_cap_fails() {
         INDEX,
         ok("application/json", format!("{}{padding}", index(""))),
     )]);
-    let (passed, stdout) = check(serve(site.router()).await, &["--max-size", "1000"]).await;
+    let (passed, stdout) = check_site(site, &["--max-size", "1000"]).await;
     assert!(!passed);
     fail_line(&stdout, "sent more than 1000 bytes");
 }
@@ -447,7 +425,7 @@ async fn a_gzip_bomb_fails() {
     );
     assert!(bomb.len() < 100_000, "{}", bomb.len());
     let site = archive_site(bomb, "application/gzip", ".tar.gz");
-    let (passed, stdout) = check(serve(site.router()).await, &["--max-size", "1048576"]).await;
+    let (passed, stdout) = check_site(site, &["--max-size", "1048576"]).await;
     assert!(!passed);
     fail_line(&stdout, "unpacks to more than 1048576 bytes");
 }
@@ -462,7 +440,7 @@ async fn a_zip_slip_archive_fails() {
     zip.write_all(b"rm -rf ~").unwrap();
     let archive = zip.finish().unwrap().into_inner();
     let site = archive_site(archive, "application/zip", ".zip");
-    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    let (passed, stdout) = check_site(site, &[]).await;
     assert!(!passed);
     fail_line(&stdout, "entry `../../evil.sh` leaves the skill folder");
 }
@@ -474,7 +452,7 @@ async fn a_link_that_escapes_fails() {
         Some(("references/passwd", "../../../etc/passwd")),
     );
     let site = archive_site(archive, "application/gzip", ".tar.gz");
-    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    let (passed, stdout) = check_site(site, &[]).await;
     assert!(!passed);
     fail_line(
         &stdout,
@@ -492,7 +470,7 @@ async fn a_good_archive_served_as_octet_stream_fails_on_the_type_only() {
         None,
     );
     let site = archive_site(archive, "application/octet-stream", ".tar.gz");
-    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    let (passed, stdout) = check_site(site, &[]).await;
     assert!(!passed);
     fail_line(
         &stdout,
@@ -508,7 +486,7 @@ async fn an_index_whose_entries_are_all_unusable_fails() {
         r#"{"name":"x"}"#
     );
     let site = Site::new(vec![(INDEX, ok("application/json", index(&entries)))]);
-    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    let (passed, stdout) = check_site(site, &[]).await;
     assert!(!passed);
     fail_line(&stdout, "no entry of `skills` is usable");
     assert!(
@@ -521,7 +499,7 @@ async fn an_index_whose_entries_are_all_unusable_fails() {
 async fn control_characters_from_the_server_are_escaped() {
     let invented = index("").replace(SCHEMA_URI, "evil\\u001b[2J");
     let site = Site::new(vec![(INDEX, ok("application/json", invented))]);
-    let (passed, stdout) = check(serve(site.router()).await, &[]).await;
+    let (passed, stdout) = check_site(site, &[]).await;
     assert!(!passed);
     assert!(!stdout.contains('\u{1b}'), "{stdout:?}");
     fail_line(&stdout, "evil\\u{1b}[2J");

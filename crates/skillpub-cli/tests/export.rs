@@ -53,6 +53,14 @@ fn export(skills: &str, out: &Path, extra: &[&str]) -> (bool, String, String) {
     skillpub(&args)
 }
 
+/// The example skills exported with the default options into a fresh folder.
+fn exported(name: &str) -> Scratch {
+    let out = Scratch::new(name);
+    let (ok, _, stderr) = export(EXAMPLES, &out.0, &[]);
+    assert!(ok, "{stderr}");
+    out
+}
+
 fn catalog(legacy: bool, api_catalog: bool) -> Catalog {
     let folder = SkillsFolder::read(EXAMPLES);
     let mut builder = CatalogBuilder::new();
@@ -155,9 +163,7 @@ fn url_styles_and_origins_are_as_in_the_core_options() {
 
 #[test]
 fn a_failed_export_leaves_the_previous_tree_in_place() {
-    let out = Scratch::new("atomic");
-    let (ok, _, stderr) = export(EXAMPLES, &out.0, &[]);
-    assert!(ok, "{stderr}");
+    let out = exported("atomic");
     let before: Vec<(PathBuf, Vec<u8>)> = walk(&out.0)
         .into_iter()
         .map(|p| {
@@ -273,9 +279,7 @@ fn nginx(root: &Path, with_snippet: bool) -> Nginx {
 
 #[test]
 fn nginx_with_the_snippet_passes_every_check() {
-    let out = Scratch::new("nginx-snippet");
-    let (ok, _, stderr) = export(EXAMPLES, &out.0, &[]);
-    assert!(ok, "{stderr}");
+    let out = exported("nginx-snippet");
     let server = nginx(&out.0, true);
     let (passed, stdout, _) = skillpub(&["check", &format!("http://{}", server.addr)]);
     assert!(passed, "{stdout}");
@@ -295,9 +299,7 @@ fn nginx_with_the_snippet_passes_every_check() {
 
 #[test]
 fn stock_nginx_without_the_snippet_fails_on_the_markdown_type() {
-    let out = Scratch::new("nginx-stock");
-    let (ok, _, stderr) = export(EXAMPLES, &out.0, &[]);
-    assert!(ok, "{stderr}");
+    let out = exported("nginx-stock");
     let server = nginx(&out.0, false);
     let (passed, stdout, _) = skillpub(&["check", &format!("http://{}", server.addr)]);
     assert!(!passed, "{stdout}");
@@ -339,9 +341,7 @@ fn raw(addr: SocketAddr, method: &str, path: &str) -> (String, String) {
 
 #[test]
 fn nginx_answers_preflights_and_every_missing_path_like_the_router() {
-    let out = Scratch::new("nginx-edges");
-    let (ok, _, stderr) = export(EXAMPLES, &out.0, &[]);
-    assert!(ok, "{stderr}");
+    let out = exported("nginx-edges");
     let server = nginx(&out.0, true);
 
     let (head, _) = raw(

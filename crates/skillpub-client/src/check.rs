@@ -4,7 +4,7 @@ use std::fmt;
 
 use http::{HeaderMap, Method, StatusCode};
 use serde_json::json;
-use skillpub_core::{DEV_PORTS, ErrorKind, INDEX_PATH, SCHEMA_URI, is_local_host};
+use skillpub_core::{DEV_PORTS, ErrorKind, SCHEMA_URI, WELL_KNOWN_PATH, is_local_host};
 use url::Url;
 
 use crate::client::{Client, ClientError};
@@ -420,10 +420,7 @@ impl<T: Transport> Run<'_, T> {
 
     /// The site: 404 for a missing skill, caching, CORS, validators.
     fn site(&mut self, index_url: &Url, index: &Fetched) {
-        let Ok(missing) = index_url.join(&format!(
-            "{}{MISSING_SKILL}",
-            INDEX_PATH.trim_end_matches("index.json")
-        )) else {
+        let Ok(missing) = index_url.join(&format!("{WELL_KNOWN_PATH}{MISSING_SKILL}")) else {
             return;
         };
         if let Some(response) = self.get("site", &missing, &[]) {

@@ -127,6 +127,9 @@ pub enum FetchError {
     },
 }
 
+/// One answer as a transport returns it: status, headers, and the body as sent.
+pub type RawAnswer = (StatusCode, HeaderMap, Vec<u8>);
+
 /// How requests reach a server: over HTTP with [`HttpTransport`](crate::HttpTransport), or in
 /// process with the `tower` feature's transport.
 ///
@@ -144,7 +147,7 @@ pub trait Transport {
         url: &Url,
         headers: &[(&str, &str)],
         limit: u64,
-    ) -> Result<(StatusCode, HeaderMap, Vec<u8>), FetchError>;
+    ) -> Result<RawAnswer, FetchError>;
 }
 
 /// Who may be fetched from.

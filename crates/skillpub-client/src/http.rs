@@ -4,14 +4,14 @@
 
 use std::time::Duration;
 
-use http::{HeaderMap, Method, Request, StatusCode};
+use http::{Method, Request};
 use url::Url;
 
 use ureq::config::Config;
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 
-use crate::fetch::{FetchError, Transport};
+use crate::fetch::{FetchError, RawAnswer, Transport};
 
 /// Resolves as usual, then keeps only public addresses: the host-name check of the policy
 /// cannot see what a name resolves to.
@@ -108,7 +108,7 @@ impl Transport for HttpTransport {
         url: &Url,
         headers: &[(&str, &str)],
         limit: u64,
-    ) -> Result<(StatusCode, HeaderMap, Vec<u8>), FetchError> {
+    ) -> Result<RawAnswer, FetchError> {
         let failed = |error: ureq::Error| match error {
             ureq::Error::Timeout(_) => FetchError::Timeout(url.to_string()),
             ureq::Error::BodyExceedsLimit(_) => FetchError::TooLarge {

@@ -49,7 +49,7 @@ pub use check::{Check, CheckOptions, Progress, Report, Status, check};
 pub use client::{Client, ClientError, FetchedSkill};
 pub use fetch::{
     DEFAULT_MAX_BODY, DEFAULT_MAX_FILES, DEFAULT_MAX_UNPACKED, DEFAULT_TIMEOUT, FetchError,
-    Fetched, Limits, MAX_REDIRECTS, Policy, Transport, send,
+    Fetched, Limits, MAX_REDIRECTS, Policy, RawAnswer, Transport, send,
 };
 #[cfg(feature = "http")]
 pub use http::HttpTransport;

@@ -26,14 +26,14 @@ use std::fmt::Display;
 /// The error type `http-body-util` boxes body errors into.
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-use http::{HeaderMap, Method, Request, Response, StatusCode};
+use http::{Method, Request, Response};
 use http_body_util::{BodyExt, Limited};
 use tower::{Service, ServiceExt};
 use url::Url;
 
 use crate::check::{CheckOptions, Report, check};
 use crate::client::Client;
-use crate::fetch::{FetchError, Transport};
+use crate::fetch::{FetchError, RawAnswer, Transport};
 
 /// The origin the in-process checks pretend the service is served from.
 pub const TEST_ORIGIN: &str = "http://skillpub.test";
@@ -65,7 +65,7 @@ where
         url: &Url,
         headers: &[(&str, &str)],
         limit: u64,
-    ) -> Result<(StatusCode, HeaderMap, Vec<u8>), FetchError> {
+    ) -> Result<RawAnswer, FetchError> {
         let failed = |message: String| FetchError::Transport {
             url: url.to_string(),
             message,

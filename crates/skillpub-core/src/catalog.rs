@@ -52,6 +52,14 @@ impl Artifact {
         }
     }
 
+    /// The same bytes, type and digest at another path (no second hash).
+    fn published_at(&self, path: String) -> Self {
+        Self {
+            path,
+            ..self.clone()
+        }
+    }
+
     /// The path it is served at, such as `/.well-known/agent-skills/pdf/SKILL.md`.
     #[must_use]
     pub fn path(&self) -> &str {
@@ -590,8 +598,7 @@ fn legacy_artifacts(skills: &[PublishedSkill]) -> Vec<Artifact> {
     for skill in skills {
         for file in skill.all_files() {
             let path = format!("{LEGACY_PATH}{}/{}", skill.name(), file.relative);
-            let served = &file.artifact;
-            artifacts.push(Artifact::new(path, served.media_type, served.bytes.clone()));
+            artifacts.push(file.artifact.published_at(path));
         }
     }
     artifacts
