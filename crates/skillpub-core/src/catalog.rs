@@ -19,7 +19,7 @@ use crate::legacy::{self, LEGACY_INDEX_PATH, LEGACY_PATH};
 use crate::media;
 use crate::skill::Skill;
 use crate::validate::{self, Rules};
-use crate::yaml;
+use crate::yaml::{self, YamlError};
 
 /// Bytes served at one path, with their media type and the digest of exactly those bytes.
 ///
@@ -514,11 +514,21 @@ impl CatalogBuilder {
                 return Err(fail(label, vec![(None, ErrorKind::NotAMapping { found })]));
             }
             Err(error) => {
-                let kind = ErrorKind::Yaml {
-                    // The block starts on the line after the opening `---`.
-                    line: error.line + 1,
-                    column: error.column,
-                    message: error.message,
+                // The block starts on the line after the opening `---`.
+                let kind = match error {
+                    YamlError::Refused {
+                        line,
+                        column,
+                        message,
+                    } => ErrorKind::Yaml {
+                        line: line + 1,
+                        column,
+                        message,
+                    },
+                    YamlError::DocumentMarker { line, text } => ErrorKind::FrontmatterFence {
+                        line: line + 1,
+                        text,
+                    },
                 };
                 return Err(fail(label, vec![(None, kind)]));
             }

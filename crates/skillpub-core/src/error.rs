@@ -98,6 +98,18 @@ pub enum ErrorKind {
         "the frontmatter opened by `---` on the first line is never closed; add a line that is exactly `---` after the last field"
     )]
     FrontmatterUnclosed,
+    /// A line inside the frontmatter looks like the closing `---` but is not exactly `---`
+    /// (`--- ` with a trailing space, `--- text`) or is `...`: YAML reads it as a document
+    /// marker, so the block would hold a second document.
+    #[error(
+        "line {line} ({text:?}) is a YAML document marker, not the closing `---`, so YAML reads what follows as a second document; the frontmatter closes only at a line that is exactly `---`, so remove anything after `---` on that line (trailing spaces too), or remove a `...` line"
+    )]
+    FrontmatterFence {
+        /// The line in the `SKILL.md` (1-based; the opening `---` is line 1).
+        line: u64,
+        /// The line as written.
+        text: String,
+    },
     /// The frontmatter is not YAML that skillpub accepts.
     #[error("the frontmatter is not accepted at line {line}, column {column}: {message}")]
     Yaml {
@@ -193,6 +205,22 @@ pub enum ErrorKind {
     TextEmpty {
         /// What to write there.
         what: &'static str,
+    },
+    /// A text field holds a control character other than tab and line feed, such as a NUL
+    /// written as `"\0"` in a quoted value.
+    #[error(
+        "contains the control character `{}` (U+{:04X}) at character {position}{}; remove it, text fields allow no control characters other than tab and line feed",
+        character.escape_debug(),
+        u32::from(*character),
+        and_more(*more)
+    )]
+    ControlCharacter {
+        /// The first one.
+        character: char,
+        /// Where it is, counted in Unicode scalar values from 1.
+        position: usize,
+        /// How many more follow it.
+        more: usize,
     },
     /// A text field is over its length limit.
     #[error("is {length} characters long, over the limit of {limit}; shorten it")]
@@ -312,6 +340,14 @@ pub enum ErrorKind {
         /// The file of the other skill with that name.
         other_file: String,
     },
+}
+
+/// ` (and 2 more)` after the first of several problems of a kind.
+fn and_more(more: usize) -> String {
+    match more {
+        0 => String::new(),
+        more => format!(" (and {more} more)"),
+    }
 }
 
 /// Every problem found while building a catalog, in the order the skills were given.
@@ -518,6 +554,24 @@ mod tests {
             limit: 1024
         },
         "is 1025 characters long, over the limit of 1024; shorten it"
+    );
+    says!(
+        control_character,
+        ErrorKind::ControlCharacter {
+            character: '\0',
+            position: 4,
+            more: 0
+        },
+        "contains the control character `\\0` (U+0000) at character 4; remove it, text fields allow no control characters other than tab and line feed"
+    );
+    says!(
+        several_control_characters,
+        ErrorKind::ControlCharacter {
+            character: '\u{1b}',
+            position: 12,
+            more: 2
+        },
+        "contains the control character `\\u{1b}` (U+001B) at character 12 (and 2 more); remove it, text fields allow no control characters other than tab and line feed"
     );
     says!(
         duplicate_name,

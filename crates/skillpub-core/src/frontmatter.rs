@@ -102,7 +102,28 @@ pub(crate) fn yaml_block(text: &str) -> Result<&str, ErrorKind> {
         }
         offset += line.len();
     }
-    Err(ErrorKind::FrontmatterUnclosed)
+    match document_marker(&text[start..]) {
+        // The block starts on the line after the opening `---`.
+        Some((line, text)) => Err(ErrorKind::FrontmatterFence {
+            line: line + 1,
+            text,
+        }),
+        None => Err(ErrorKind::FrontmatterUnclosed),
+    }
+}
+
+/// The first line (1-based) that YAML reads as a document marker: `---` or `...` at the start
+/// of a line, then the end of the line or white space. Inside the frontmatter such a line is
+/// always a mistake for the closing fence: it is not one, and YAML starts a new document there.
+pub(crate) fn document_marker(yaml: &str) -> Option<(u64, String)> {
+    yaml.lines().zip(1..).find_map(|(line, number)| {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let marker = ["---", "..."].into_iter().any(|marker| {
+            line.strip_prefix(marker)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t']))
+        });
+        marker.then(|| (number, line.to_owned()))
+    })
 }
 
 fn is_delimiter(line: &str) -> bool {
@@ -185,4 +206,57 @@ mod tests {
         ErrorKind::FrontmatterUnclosed
     );
     no_block!(only_the_opening_line, "---", ErrorKind::FrontmatterUnclosed);
+    no_block!(
+        a_trailing_space_makes_no_fence,
+        "---\nname: a\n--- \n# Body\n",
+        ErrorKind::FrontmatterFence {
+            line: 3,
+            text: "--- ".into()
+        }
+    );
+    no_block!(
+        a_document_end_marker_is_no_fence,
+        "---\r\nname: a\r\n...\r\n# Body\r\n",
+        ErrorKind::FrontmatterFence {
+            line: 3,
+            text: "...".into()
+        }
+    );
+
+    macro_rules! marker {
+        ($name:ident, $yaml:expr, $found:expr) => {
+            #[test]
+            fn $name() {
+                assert_eq!(
+                    document_marker($yaml),
+                    $found.map(|(line, text): (u64, &str)| (line, text.to_owned()))
+                );
+            }
+        };
+    }
+
+    marker!(
+        marker_with_a_trailing_space,
+        "a: 1\n--- \n",
+        Some((2, "--- "))
+    );
+    marker!(
+        marker_with_a_tab,
+        "a: 1\n---\tb: 2\n",
+        Some((2, "---\tb: 2"))
+    );
+    marker!(
+        marker_with_a_comment,
+        "a: 1\n--- # end\n",
+        Some((2, "--- # end"))
+    );
+    marker!(document_end, "a: 1\n...\n", Some((2, "...")));
+    marker!(
+        bare_fence_at_the_end_of_input,
+        "a: 1\n---",
+        Some((2, "---"))
+    );
+    marker!(dashes_glued_to_text_are_text, "a: 1\n---b\n", None);
+    marker!(indented_dashes_are_content, "a: |\n  --- x\n", None);
+    marker!(four_dashes_are_text, "a: 1\n----\n", None);
 }

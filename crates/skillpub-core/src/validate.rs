@@ -79,9 +79,10 @@ pub fn validate_name(name: &str) -> Vec<ErrorKind> {
             name: name.to_owned(),
         });
     }
+    problems.extend(check_control(name));
     let mut invalid: Vec<char> = Vec::new();
     for c in name.chars() {
-        let allowed = c.is_ascii_alphanumeric() || c == '-';
+        let allowed = c.is_ascii_alphanumeric() || c == '-' || is_refused_control(c);
         if !allowed && !invalid.contains(&c) {
             invalid.push(c);
         }
@@ -219,10 +220,34 @@ fn check_text(text: &str, limit: usize, what: &'static str, mut report: impl FnM
     if text.trim().is_empty() {
         report(ErrorKind::TextEmpty { what });
     }
+    if let Some(kind) = check_control(text) {
+        report(kind);
+    }
     let length = text.chars().count();
     if length > limit {
         report(ErrorKind::TextTooLong { length, limit });
     }
+}
+
+/// Whether a character is a control character that text fields refuse: every one (C0, DEL
+/// and C1) except tab and line feed. YAML turns CRLF line breaks into line feeds, so a
+/// carriage return only gets in through an escape such as `"\r"`.
+fn is_refused_control(c: char) -> bool {
+    c.is_control() && c != '\t' && c != '\n'
+}
+
+/// The first refused control character of a text, where it is, and how many there are.
+fn check_control(text: &str) -> Option<ErrorKind> {
+    let mut found = text
+        .chars()
+        .zip(1..)
+        .filter(|(c, _)| is_refused_control(*c));
+    let (character, position) = found.next()?;
+    Some(ErrorKind::ControlCharacter {
+        character,
+        position,
+        more: found.count(),
+    })
 }
 
 fn check_metadata(metadata: Option<&Value>, report: &mut impl FnMut(&str, ErrorKind)) {

@@ -428,6 +428,147 @@ invalid!(
     ]
 );
 
+// Control characters: only tab and line feed, which YAML gives for CRLF line breaks too.
+valid!(
+    tab_and_line_feed_in_text,
+    None,
+    "name: a\ndescription: \"one\\ttwo\\nthree\"\ncompatibility: \"a\\tb\""
+);
+valid!(
+    crlf_folded_description,
+    None,
+    "name: a\r\ndescription: >\r\n  one\r\n\r\n  two\r\n"
+);
+invalid!(
+    nul_in_description,
+    None,
+    "name: a\ndescription: \"a\\0b\"",
+    [(
+        DESCRIPTION,
+        ErrorKind::ControlCharacter {
+            character: '\0',
+            position: 2,
+            more: 0
+        }
+    )]
+);
+invalid!(
+    every_control_character_is_counted,
+    None,
+    "name: a\ndescription: \"\\e[31mred\\e[0m\\a\"",
+    [(
+        DESCRIPTION,
+        ErrorKind::ControlCharacter {
+            character: '\u{1b}',
+            position: 1,
+            more: 2
+        }
+    )]
+);
+invalid!(
+    carriage_return_escape_in_description,
+    None,
+    "name: a\ndescription: \"a\\rb\"",
+    [(
+        DESCRIPTION,
+        ErrorKind::ControlCharacter {
+            character: '\r',
+            ..
+        }
+    )]
+);
+invalid!(
+    delete_and_next_line_in_compatibility,
+    None,
+    "name: a\ndescription: d\ncompatibility: \"x\\x7f\\N\"",
+    [(
+        COMPATIBILITY,
+        ErrorKind::ControlCharacter {
+            character: '\u{7f}',
+            position: 2,
+            more: 1
+        }
+    )]
+);
+invalid!(
+    control_character_in_name,
+    None,
+    "name: \"ab\\0\"\ndescription: d",
+    [(
+        NAME,
+        ErrorKind::ControlCharacter {
+            character: '\0',
+            position: 3,
+            more: 0
+        }
+    )]
+);
+invalid!(
+    tab_in_name_is_an_invalid_character,
+    None,
+    "name: \"a\\tb\"\ndescription: d",
+    [(NAME, ErrorKind::NameInvalidCharacters { .. })]
+);
+
+// Values are kept as written: numbers JSON cannot write back the same way stay text.
+valid!(
+    overflowing_number_as_description_stays_text,
+    None,
+    "name: a\ndescription: 1e999"
+);
+valid!(
+    exponent_as_name_stays_text,
+    Some("1e3"),
+    "name: 1e3\ndescription: d"
+);
+valid!(
+    version_with_a_trailing_zero_stays_text,
+    None,
+    "name: a\ndescription: d\nmetadata:\n  version: 1.10"
+);
+invalid!(
+    binary_description_is_not_decoded,
+    None,
+    "name: a\ndescription: !!binary aGVsbG8=",
+    [(None, ErrorKind::Yaml { line: 3, .. })]
+);
+invalid!(
+    closing_fence_with_a_trailing_space,
+    None,
+    "name: a\n--- \ndescription: d",
+    [(None, ErrorKind::FrontmatterFence { line: 3, .. })]
+);
+
+#[test]
+fn numbers_that_cannot_be_written_back_are_kept_as_written() {
+    let catalog = CatalogBuilder::new()
+        .skill(Skill::from_static(
+            "---\nname: a\ndescription: .NaN\nx-size: 1e999\nx-count: 12\n---\n",
+        ))
+        .allow_unknown_fields(true)
+        .build()
+        .unwrap();
+    let frontmatter = catalog.get("a").unwrap().frontmatter();
+    assert_eq!(frontmatter.description(), ".NaN");
+    assert_eq!(frontmatter.json()["x-size"], "1e999");
+    assert_eq!(frontmatter.json()["x-count"], 12);
+}
+
+#[test]
+fn a_fence_mistake_says_so_instead_of_too_large() {
+    let errors = build(
+        None,
+        "---\nname: a\n--- \ndescription: d\n---\n# Body\n".to_owned(),
+    )
+    .unwrap_err();
+    let message = errors.as_slice()[0].to_string();
+    assert!(
+        message.contains("line 3 (\"--- \") is a YAML document marker, not the closing `---`"),
+        "{message}"
+    );
+    assert!(!message.contains("too large"), "{message}");
+}
+
 #[test]
 fn unknown_fields_can_be_allowed_and_are_kept() {
     let catalog = CatalogBuilder::new()
