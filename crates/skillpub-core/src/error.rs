@@ -6,6 +6,8 @@ use std::fmt;
 ///
 /// It names the skill, the file and, where there is one, the frontmatter field. Its `Display`
 /// reads `file: skill `name`: field `field`: message`, and the message says how to fix it.
+/// Its `Debug` is the same text, so that `.expect(..)` and `?` out of `main` print it as is;
+/// compare [`kind`](Self::kind)s to tell problems apart.
 ///
 /// # Example
 ///
@@ -20,7 +22,7 @@ use std::fmt;
 /// assert_eq!(first.field(), Some("name"));
 /// assert!(matches!(first.kind(), ErrorKind::NameUppercase { .. }));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Error {
     skill: String,
     file: String,
@@ -71,6 +73,13 @@ impl fmt::Display for Error {
             write!(f, "field `{field}`: ")?;
         }
         write!(f, "{}", self.kind)
+    }
+}
+
+/// The readable message, as [`Display`](fmt::Display) gives it.
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
     }
 }
 
@@ -352,16 +361,25 @@ fn and_more(more: usize) -> String {
 
 /// Every problem found while building a catalog, in the order the skills were given.
 ///
+/// `Display` and `Debug` both print a count and one line per problem, as anyhow-style error
+/// types do, so `Catalog::new(..)?` in a `main` that returns `Result<(), Errors>` or
+/// `Result<(), Box<dyn Error>>`, and `.expect(..)`, show the readable list rather than the
+/// structs behind it.
+///
 /// # Example
 ///
 /// ```
 /// use skillpub_core::{Catalog, Skill};
 ///
-/// let errors = Catalog::new([Skill::from_static("no frontmatter here")]).unwrap_err();
+/// let errors = Catalog::new([Skill::from_static_in("skills/notes", "no frontmatter here")])
+///     .unwrap_err();
 /// assert_eq!(errors.len(), 1);
-/// println!("{errors}");
+/// assert!(format!("{errors:?}").starts_with(
+///     "1 problem in the skills:\n  skills/notes/SKILL.md: skill `notes`: SKILL.md must start"
+/// ));
+/// assert_eq!(format!("{errors:?}"), errors.to_string());
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Errors(Vec<Error>);
 
 impl Errors {
@@ -403,6 +421,13 @@ impl fmt::Display for Errors {
     }
 }
 
+/// The readable list, as [`Display`](fmt::Display) gives it.
+impl fmt::Debug for Errors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
 impl std::error::Error for Errors {}
 
 impl IntoIterator for Errors {
@@ -426,6 +451,51 @@ impl<'a> IntoIterator for &'a Errors {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn two_problems() -> Errors {
+        Errors::new(vec![
+            Error::new(
+                "PDF",
+                "skills/pdf/SKILL.md",
+                Some("name"),
+                ErrorKind::NameFolderMismatch {
+                    name: "PDF".into(),
+                    folder: "pdf".into(),
+                },
+            ),
+            Error::new(
+                "notes",
+                "skills/notes/SKILL.md",
+                None,
+                ErrorKind::FrontmatterMissing,
+            ),
+        ])
+    }
+
+    #[test]
+    fn debug_prints_the_readable_list() {
+        let errors = two_problems();
+        let text = errors.to_string();
+        assert!(text.starts_with("2 problems in the skills:\n  skills/pdf/SKILL.md: skill `PDF`: field `name`: `PDF` must match"), "{text}");
+        assert_eq!(format!("{errors:?}"), text);
+        assert_eq!(format!("{errors:#?}"), text);
+        let first = &errors.as_slice()[0];
+        assert_eq!(format!("{first:?}"), first.to_string());
+        let boxed: Box<dyn std::error::Error> = Box::new(errors.clone());
+        assert_eq!(format!("{boxed:?}"), text);
+    }
+
+    #[test]
+    fn expect_panics_with_the_readable_list() {
+        let result: Result<(), Errors> = Err(two_problems());
+        let panic = std::panic::catch_unwind(|| result.expect("the skills are valid")).unwrap_err();
+        let message = panic.downcast_ref::<String>().unwrap();
+        assert_eq!(
+            *message,
+            format!("the skills are valid: {}", two_problems())
+        );
+        assert!(!message.contains("kind:"), "{message}");
+    }
 
     macro_rules! says {
         ($name:ident, $kind:expr, $message:expr) => {
