@@ -172,22 +172,28 @@ pub enum ErrorKind {
         length: usize,
     },
     /// The name has ASCII uppercase letters.
-    #[error("`{name}` has uppercase letters; names are lowercase, such as `{lowercase}`")]
+    #[error(
+        "`{name}` has uppercase letters; names are lowercase{}",
+        such_as(suggestion)
+    )]
     NameUppercase {
         /// The name.
         name: String,
-        /// The name in lowercase.
-        lowercase: String,
+        /// A valid name close to it: lowercase, other characters turned into single hyphens.
+        suggestion: Option<String>,
     },
     /// The name has characters other than `a-z`, `0-9` and `-`.
     #[error(
-        "`{name}` contains {characters}; names use only ASCII `a-z`, `0-9` and `-` (the discovery draft refuses non-ASCII letters)"
+        "`{name}` contains {characters}; names use only ASCII `a-z`, `0-9` and `-` (the discovery draft refuses non-ASCII letters){}",
+        such_as(suggestion)
     )]
     NameInvalidCharacters {
         /// The name.
         name: String,
         /// The offending characters, quoted and separated by commas.
         characters: String,
+        /// A valid name close to it, when one is left (`技能` has none).
+        suggestion: Option<String>,
     },
     /// The name starts or ends with `-`.
     #[error("`{name}` starts or ends with a hyphen; remove it")]
@@ -349,6 +355,13 @@ pub enum ErrorKind {
         /// The file of the other skill with that name.
         other_file: String,
     },
+}
+
+/// `, such as `name`` when there is a suggestion.
+fn such_as(suggestion: &Option<String>) -> String {
+    suggestion
+        .as_ref()
+        .map_or_else(String::new, |name| format!(", such as `{name}`"))
 }
 
 /// ` (and 2 more)` after the first of several problems of a kind.
@@ -576,17 +589,35 @@ mod tests {
         name_uppercase,
         ErrorKind::NameUppercase {
             name: "PDF".into(),
-            lowercase: "pdf".into()
+            suggestion: Some("pdf".into())
         },
         "`PDF` has uppercase letters; names are lowercase, such as `pdf`"
+    );
+    says!(
+        name_uppercase_without_a_suggestion,
+        ErrorKind::NameUppercase {
+            name: "X".into(),
+            suggestion: None
+        },
+        "`X` has uppercase letters; names are lowercase"
     );
     says!(
         name_invalid_characters,
         ErrorKind::NameInvalidCharacters {
             name: "my_skill".into(),
-            characters: "'_'".into()
+            characters: "'_'".into(),
+            suggestion: None
         },
         "`my_skill` contains '_'; names use only ASCII `a-z`, `0-9` and `-` (the discovery draft refuses non-ASCII letters)"
+    );
+    says!(
+        name_invalid_characters_with_a_suggestion,
+        ErrorKind::NameInvalidCharacters {
+            name: "my_skill".into(),
+            characters: "'_'".into(),
+            suggestion: Some("my-skill".into())
+        },
+        "`my_skill` contains '_'; names use only ASCII `a-z`, `0-9` and `-` (the discovery draft refuses non-ASCII letters), such as `my-skill`"
     );
     says!(
         name_hyphen_at_edge,

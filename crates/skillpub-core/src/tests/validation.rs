@@ -673,6 +673,23 @@ fn messages_name_the_file_the_skill_and_the_field_and_say_how_to_fix() {
 }
 
 #[test]
+fn a_name_with_an_underscore_gets_a_valid_suggestion() {
+    let errors = build(
+        Some("skills/Greeting_Bot"),
+        skill_md("name: Greeting_Bot\ndescription: d"),
+    )
+    .unwrap_err();
+    let messages: Vec<String> = errors.into_iter().map(|e| e.to_string()).collect();
+    assert_eq!(
+        messages,
+        [
+            "skills/Greeting_Bot/SKILL.md: skill `Greeting_Bot`: field `name`: `Greeting_Bot` has uppercase letters; names are lowercase, such as `greeting-bot`",
+            "skills/Greeting_Bot/SKILL.md: skill `Greeting_Bot`: field `name`: `Greeting_Bot` contains '_'; names use only ASCII `a-z`, `0-9` and `-` (the discovery draft refuses non-ASCII letters), such as `greeting-bot`",
+        ]
+    );
+}
+
+#[test]
 fn a_skill_without_frontmatter_is_named_by_its_folder() {
     let errors = build(Some("skills/notes"), "# Notes".to_owned()).unwrap_err();
     assert_eq!(errors.as_slice()[0].skill(), "notes");
