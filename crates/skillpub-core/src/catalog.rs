@@ -10,7 +10,9 @@ use crate::api_catalog::{self, API_CATALOG_PATH};
 use crate::archive;
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind, Errors};
-use crate::file::{MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, SKILL_MD, validate_file_path};
+use crate::file::{
+    MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, SKILL_MD, largest_files, validate_file_path,
+};
 use crate::frontmatter::{self, Frontmatter};
 use crate::index::{
     self, ArchiveFormat, INDEX_PATH, TYPE_ARCHIVE, TYPE_SKILL_MD, UrlStyle, WELL_KNOWN_PATH,
@@ -684,6 +686,14 @@ fn check_files(skill: &Skill, name: &str) -> Vec<Error> {
             ErrorKind::TooLarge {
                 bytes,
                 limit: MAX_BYTES_PER_SKILL,
+                largest: largest_files(
+                    std::iter::once((SKILL_MD, skill.skill_md().len() as u64)).chain(
+                        skill
+                            .files()
+                            .iter()
+                            .map(|f| (f.path(), f.bytes().len() as u64)),
+                    ),
+                ),
             },
         );
     }

@@ -282,13 +282,17 @@ pub enum ErrorKind {
     },
     /// More bytes than SEP-2640 allows in one skill.
     #[error(
-        "the skill has {bytes} bytes, over the limit of {limit} (16 MiB, SEP-2640); move large assets out or split the skill"
+        "the skill has {bytes} bytes, over the limit of {limit} (16 MiB, SEP-2640){}; move large assets out or split the skill",
+        largest_files(largest)
     )]
     TooLarge {
         /// How many bytes, `SKILL.md` included.
         bytes: u64,
         /// The limit.
         limit: u64,
+        /// The largest files, largest first, at most three: their path inside the skill (or
+        /// on disk, for a file that grew while it was read) and their size in bytes.
+        largest: Vec<(String, u64)>,
     },
     /// An archive could not be written.
     #[error("the archive could not be built: {message}")]
@@ -362,6 +366,36 @@ fn such_as(suggestion: &Option<String>) -> String {
     suggestion
         .as_ref()
         .map_or_else(String::new, |name| format!(", such as `{name}`"))
+}
+
+/// `; the largest files are `a` (2.0 MiB), `b` (10 bytes)`, for the size limit's message.
+fn largest_files(largest: &[(String, u64)]) -> String {
+    let list: Vec<String> = largest
+        .iter()
+        .map(|(path, bytes)| format!("`{path}` ({})", human_size(*bytes)))
+        .collect();
+    match list.len() {
+        0 => String::new(),
+        1 => format!("; the largest file is {}", list[0]),
+        _ => format!("; the largest files are {}", list.join(", ")),
+    }
+}
+
+/// A size as people read it: `512 bytes`, `3.5 KiB`, `16.0 MiB`.
+fn human_size(bytes: u64) -> String {
+    const KIB: u64 = 1024;
+    const MIB: u64 = 1024 * KIB;
+    // Precision beyond one decimal is not needed, so the lossy conversion is fine.
+    let scaled = |unit: u64| bytes as f64 / unit as f64;
+    if bytes == 1 {
+        "1 byte".to_owned()
+    } else if bytes < KIB {
+        format!("{bytes} bytes")
+    } else if bytes < MIB {
+        format!("{:.1} KiB", scaled(KIB))
+    } else {
+        format!("{:.1} MiB", scaled(MIB))
+    }
 }
 
 /// ` (and 2 more)` after the first of several problems of a kind.
@@ -500,12 +534,16 @@ mod tests {
 
     #[test]
     fn expect_panics_with_the_readable_list() {
-        let result: Result<(), Errors> = Err(two_problems());
-        let panic = std::panic::catch_unwind(|| result.expect("the skills are valid")).unwrap_err();
+        let build =
+            || crate::Catalog::new([crate::Skill::from_static_in("skills/notes", "# Notes")]);
+        let expected = format!("the skills are valid: {}", build().unwrap_err());
+        let panic =
+            std::panic::catch_unwind(|| build().expect("the skills are valid")).unwrap_err();
         let message = panic.downcast_ref::<String>().unwrap();
-        assert_eq!(
-            *message,
-            format!("the skills are valid: {}", two_problems())
+        assert_eq!(*message, expected);
+        assert!(
+            message.contains("skills/notes/SKILL.md: skill `notes`: SKILL.md must start"),
+            "{message}"
         );
         assert!(!message.contains("kind:"), "{message}");
     }
@@ -674,6 +712,49 @@ mod tests {
         },
         "contains the control character `\\u{1b}` (U+001B) at character 12 (and 2 more); remove it, text fields allow no control characters other than tab and line feed"
     );
+    says!(
+        too_large,
+        ErrorKind::TooLarge {
+            bytes: 20_971_530,
+            limit: 16_777_216,
+            largest: vec![
+                ("assets/video.mp4".into(), 15_728_640),
+                ("assets/logo.png".into(), 5_242_880),
+                ("SKILL.md".into(), 10),
+            ]
+        },
+        "the skill has 20971530 bytes, over the limit of 16777216 (16 MiB, SEP-2640); the largest files are `assets/video.mp4` (15.0 MiB), `assets/logo.png` (5.0 MiB), `SKILL.md` (10 bytes); move large assets out or split the skill"
+    );
+    says!(
+        too_large_one_file,
+        ErrorKind::TooLarge {
+            bytes: 16_777_217,
+            limit: 16_777_216,
+            largest: vec![("data.bin".into(), 16_777_217)]
+        },
+        "the skill has 16777217 bytes, over the limit of 16777216 (16 MiB, SEP-2640); the largest file is `data.bin` (16.0 MiB); move large assets out or split the skill"
+    );
+
+    #[test]
+    fn sizes_read_as_people_say_them() {
+        let sizes: Vec<String> = [0, 1, 1023, 1024, 3584, 1_048_575, 1_048_576, 16_777_217]
+            .map(human_size)
+            .into();
+        assert_eq!(
+            sizes,
+            [
+                "0 bytes",
+                "1 byte",
+                "1023 bytes",
+                "1.0 KiB",
+                "3.5 KiB",
+                "1024.0 KiB",
+                "1.0 MiB",
+                "16.0 MiB"
+            ]
+        );
+    }
+
     says!(
         duplicate_name,
         ErrorKind::DuplicateName {

@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, ErrorKind, Errors};
 use crate::file::{
-    MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, SKILL_MD, SkillFile, validate_file_path,
+    MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, SKILL_MD, SkillFile, largest_files,
+    validate_file_path,
 };
 use crate::skill::Skill;
 use crate::{Catalog, CatalogBuilder};
@@ -317,7 +318,7 @@ impl Walk {
                     continue;
                 }
                 bytes += meta.len();
-                found.push((relative, source, is_executable(&meta)));
+                found.push((relative, source, is_executable(&meta), meta.len()));
             }
         }
         let skill_md_source = root.join(SKILL_MD);
@@ -340,10 +341,18 @@ impl Walk {
         }
         if bytes > MAX_BYTES_PER_SKILL {
             let limit = MAX_BYTES_PER_SKILL;
+            let largest = largest_files(
+                std::iter::once((SKILL_MD, skill_md_len))
+                    .chain(found.iter().map(|(path, .., len)| (path.as_str(), *len))),
+            );
             self.fail(
                 &name,
                 &skill_md_source,
-                ErrorKind::TooLarge { bytes, limit },
+                ErrorKind::TooLarge {
+                    bytes,
+                    limit,
+                    largest,
+                },
             );
         }
         if skill_md_len > MAX_BYTES_PER_SKILL {
@@ -356,7 +365,7 @@ impl Walk {
         let mut file_sources = Vec::new();
         if within_limits {
             found.sort_by(|a, b| a.0.cmp(&b.0));
-            for (relative, source, executable) in found {
+            for (relative, source, executable, _) in found {
                 if let Some(content) = self.read(&name, &source, MAX_BYTES_PER_SKILL) {
                     files.push(SkillFile::new(relative, content, executable));
                     file_sources.push(source);
@@ -380,8 +389,15 @@ impl Walk {
         });
         match result {
             Ok(content) if content.len() as u64 > limit => {
+                // The file grew after its size was checked; it alone is over the limit.
                 let bytes = content.len() as u64;
-                self.fail(skill, path, ErrorKind::TooLarge { bytes, limit });
+                let largest = vec![(path.display().to_string(), bytes)];
+                let kind = ErrorKind::TooLarge {
+                    bytes,
+                    limit,
+                    largest,
+                };
+                self.fail(skill, path, kind);
                 None
             }
             Ok(content) => Some(content),

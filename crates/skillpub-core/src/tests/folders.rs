@@ -310,9 +310,36 @@ fn the_size_limit_counts_every_byte() {
         kinds(&errors),
         [ErrorKind::TooLarge {
             bytes: limit as u64 + 1,
-            limit: limit as u64
+            limit: limit as u64,
+            largest: vec![
+                ("assets/big.bin".into(), (limit - skill_md.len()) as u64),
+                ("SKILL.md".into(), skill_md.len() as u64),
+                ("assets/one.bin".into(), 1),
+            ]
         }]
     );
+    assert!(
+        errors.to_string().contains(
+            "the largest files are `assets/big.bin` (16.0 MiB), `SKILL.md` (48 bytes), `assets/one.bin` (1 byte)"
+        ),
+        "{errors}"
+    );
+}
+
+#[test]
+fn the_size_limit_names_the_largest_files_of_skills_built_in_memory() {
+    let files = vec![
+        SkillFile::new("assets/small.txt", vec![b'x'; 10], false),
+        SkillFile::new("assets/a.bin", vec![0_u8; 9 * 1024 * 1024], false),
+        SkillFile::new("assets/b.bin", vec![0_u8; 8 * 1024 * 1024], false),
+        SkillFile::new("assets/c.bin", vec![0_u8; 100], false),
+    ];
+    let errors = Catalog::new([Skill::new(None, skill_md("pdf")).with_files(files)]).unwrap_err();
+    let [ErrorKind::TooLarge { largest, .. }] = &kinds(&errors)[..] else {
+        panic!("{errors}");
+    };
+    let paths: Vec<&str> = largest.iter().map(|(path, _)| path.as_str()).collect();
+    assert_eq!(paths, ["assets/a.bin", "assets/b.bin", "assets/c.bin"]);
 }
 
 #[test]
