@@ -13,6 +13,7 @@ use crate::error::{Error, ErrorKind, Errors};
 use crate::file::{
     MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, SKILL_MD, largest_files, validate_file_path,
 };
+use crate::folder::Skipped;
 use crate::frontmatter::{self, Frontmatter};
 use crate::index::{
     self, ArchiveFormat, INDEX_PATH, TYPE_ARCHIVE, TYPE_SKILL_MD, UrlStyle, WELL_KNOWN_PATH,
@@ -247,6 +248,8 @@ struct Inner {
     index: Artifact,
     /// The 0.1.0 index and files, and the API catalog, when enabled.
     extra: Vec<Artifact>,
+    /// What the folder walk left out, for a catalog read from disk.
+    skipped: Vec<Skipped>,
 }
 
 impl Catalog {
@@ -320,6 +323,15 @@ impl Catalog {
             .chain(&self.0.extra)
     }
 
+    /// What the folder walk left out when this catalog was read from disk
+    /// ([`Catalog::from_dir`], [`SkillsFolder::builder`](crate::SkillsFolder::builder)):
+    /// hidden files and folders, and subfolders without a `SKILL.md`. Empty for skills given
+    /// in memory. None of it is an error; show it as warnings (see [`Catalog::from_dir`]).
+    #[must_use]
+    pub fn skipped(&self) -> &[Skipped] {
+        &self.0.skipped
+    }
+
     /// Whether the legacy 0.1.0 layout under `/.well-known/skills/` is published.
     #[must_use]
     pub fn has_legacy_index(&self) -> bool {
@@ -351,6 +363,9 @@ pub struct CatalogBuilder {
     rules: Rules,
     legacy_index: bool,
     api_catalog: bool,
+    /// What the folder walk left out, when the skills came from
+    /// [`SkillsFolder::builder`](crate::SkillsFolder::builder).
+    pub(crate) skipped: Vec<Skipped>,
 }
 
 impl CatalogBuilder {
@@ -478,6 +493,7 @@ impl CatalogBuilder {
             skills,
             index,
             extra,
+            skipped: self.skipped.clone(),
         })))
     }
 

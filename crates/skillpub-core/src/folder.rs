@@ -4,6 +4,7 @@
 //!
 //! This is the one module of the crate that touches the file system.
 
+use std::fmt;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -45,13 +46,37 @@ impl SkillSource {
     }
 }
 
-/// A file or folder that was left out, and why.
+/// A file or folder that was left out, and why. It is not an error, but worth a warning:
+/// its `Display` is one line for that, `skipped PATH (REASON)`.
+///
+/// # Example
+///
+/// ```
+/// # let dir = std::env::temp_dir().join(format!("skillpub-skipped-doc-{}", std::process::id()));
+/// # std::fs::create_dir_all(dir.join("pdf")).unwrap();
+/// # std::fs::create_dir_all(dir.join("shared")).unwrap();
+/// # std::fs::write(dir.join("pdf/SKILL.md"), "---\nname: pdf\ndescription: Reads PDFs.\n---\n").unwrap();
+/// let catalog = skillpub_core::Catalog::from_dir(&dir)?;
+/// let warnings: Vec<String> = catalog.skipped().iter().map(ToString::to_string).collect();
+/// assert_eq!(warnings, [format!(
+///     "skipped {} (the folder has no SKILL.md, so it is not a skill)",
+///     dir.join("shared").display(),
+/// )]);
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// # Ok::<(), skillpub_core::Errors>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Skipped {
     /// The path left out.
     pub path: PathBuf,
     /// Why.
     pub reason: &'static str,
+}
+
+impl fmt::Display for Skipped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "skipped {} ({})", self.path.display(), self.reason)
+    }
 }
 
 /// Everything read from a skills folder.
@@ -83,15 +108,38 @@ impl SkillsFolder {
         &self.folders
     }
 
+    /// A catalog builder that holds the skills, for options such as
+    /// [`CatalogBuilder::allow_unknown_fields`]; the catalog it builds also lists what was
+    /// skipped ([`Catalog::skipped`]).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # let dir = std::env::temp_dir().join(format!("skillpub-builder-doc-{}", std::process::id()));
+    /// # std::fs::create_dir_all(dir.join("pdf")).unwrap();
+    /// # std::fs::write(dir.join("pdf/SKILL.md"), "---\nname: pdf\ndescription: d\nx-team: docs\n---\n").unwrap();
+    /// let folder = skillpub_core::read_skills_folder(&dir)?;
+    /// assert!(folder.catalog().is_err(), "x-team is not an Agent Skills field");
+    /// let catalog = folder.builder().allow_unknown_fields(true).build()?;
+    /// assert_eq!(catalog.skills().len(), 1);
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// # Ok::<(), skillpub_core::Errors>(())
+    /// ```
+    #[must_use]
+    pub fn builder(&self) -> CatalogBuilder {
+        let mut builder = CatalogBuilder::new();
+        builder.skills(self.skills.iter().map(|source| source.skill.clone()));
+        builder.skipped = self.skipped.clone();
+        builder
+    }
+
     /// Builds a catalog from the skills with the default options.
     ///
     /// # Errors
     ///
     /// Every problem of every skill; see [`Catalog::new`].
     pub fn catalog(&self) -> Result<Catalog, Errors> {
-        let mut builder = CatalogBuilder::new();
-        builder.skills(self.skills.iter().map(|source| source.skill.clone()));
-        builder.build()
+        self.builder().build()
     }
 }
 
@@ -188,7 +236,27 @@ impl SkillsFolder {
 }
 
 impl Catalog {
-    /// Reads a skill folder or a folder of skill folders and builds a catalog from it.
+    /// Reads a skill folder or a folder of skill folders and builds a catalog from it, with
+    /// the default options ([`SkillsFolder::builder`] takes options).
+    ///
+    /// What the walk leaves out without failing (hidden files and folders, subfolders without
+    /// a `SKILL.md`) is listed by [`Catalog::skipped`]: show it to whoever runs your service,
+    /// since a folder skipped by mistake is a skill that silently goes missing. The library
+    /// itself prints nothing: a library writing to stderr would bypass the application's
+    /// logging and could not be turned off, so it returns the warnings as data instead, as it
+    /// returns errors. `skillpub-build` prints them as `cargo:warning` lines.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let skills = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+    /// let catalog = skillpub_core::Catalog::from_dir(skills)?;
+    /// for skipped in catalog.skipped() {
+    ///     eprintln!("warning: {skipped}");
+    /// }
+    /// assert!(catalog.get("greeting").is_some());
+    /// # Ok::<(), skillpub_core::Errors>(())
+    /// ```
     ///
     /// # Errors
     ///

@@ -69,6 +69,23 @@ fn from_dir_gives_the_same_artifacts_as_skills_built_in_memory() {
 }
 
 #[test]
+fn catalogs_from_memory_skip_nothing_and_builders_from_a_folder_keep_the_list() {
+    let dir = Scratch::new("builder");
+    dir.write(
+        "pdf/SKILL.md",
+        "---\nname: pdf\ndescription: d\nx-team: docs\n---\n",
+    );
+    dir.write("pdf/.DS_Store", "junk");
+    let folder = read_skills_folder(&dir.0).unwrap();
+    assert!(folder.catalog().is_err());
+    let catalog = folder.builder().allow_unknown_fields(true).build().unwrap();
+    assert_eq!(catalog.skipped(), folder.skipped());
+    assert_eq!(catalog.skipped()[0].path, dir.0.join("pdf/.DS_Store"));
+    let in_memory = Catalog::new([Skill::new(None, skill_md("pdf"))]).unwrap();
+    assert!(in_memory.skipped().is_empty());
+}
+
+#[test]
 fn hidden_files_and_folders_are_skipped_and_listed() {
     let dir = Scratch::new("hidden");
     dir.write("pdf/SKILL.md", skill_md("pdf"));
@@ -175,6 +192,19 @@ fn subfolders_without_skill_md_are_skipped_but_a_wrong_case_is_an_error() {
     let folder = read_skills_folder(&dir.0).unwrap();
     assert_eq!(folder.skills().len(), 1);
     assert_eq!(folder.skipped()[0].path, dir.0.join("shared"));
+    let catalog = Catalog::from_dir(&dir.0).unwrap();
+    assert_eq!(
+        catalog.skipped(),
+        folder.skipped(),
+        "from_dir reports it too"
+    );
+    assert_eq!(
+        catalog.skipped()[0].to_string(),
+        format!(
+            "skipped {} (the folder has no SKILL.md, so it is not a skill)",
+            dir.0.join("shared").display()
+        )
+    );
 
     dir.write("lower/skill.md", skill_md("lower"));
     let errors = read_skills_folder(&dir.0).unwrap_err();
