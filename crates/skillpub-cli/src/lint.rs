@@ -15,6 +15,10 @@ pub(crate) struct Args {
     /// How to print the problems.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
+    /// Accept top-level frontmatter fields that the Agent Skills specification does not
+    /// define (by default they are errors, as in skills-ref).
+    #[arg(long)]
+    allow_unknown_fields: bool,
 }
 
 /// One reported problem.
@@ -51,7 +55,11 @@ pub(crate) fn run(args: &Args) -> bool {
         problems.extend(found.errors().iter().map(Problem::from));
         skills += found.skills().len();
         skipped.extend(found.skipped().iter().map(|s| s.path.display().to_string()));
-        if let Err(errors) = found.catalog() {
+        let built = found
+            .builder()
+            .allow_unknown_fields(args.allow_unknown_fields)
+            .build();
+        if let Err(errors) = built {
             problems.extend(errors.as_slice().iter().map(Problem::from));
         }
         if found.skills().is_empty() && found.errors().is_empty() {

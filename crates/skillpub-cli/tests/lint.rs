@@ -112,6 +112,38 @@ fn every_problem_of_every_skill_is_a_line_naming_path_and_field() {
 }
 
 #[test]
+fn unknown_fields_are_accepted_with_allow_unknown_fields() {
+    let dir = Scratch::new("unknown-fields");
+    dir.write(
+        "pdf/SKILL.md",
+        "---\nname: pdf\ndescription: Reads PDFs.\nauthor: me\n---\n",
+    );
+    let (ok, stdout) = lint(&[dir.arg()]);
+    assert!(!ok);
+    assert!(
+        stdout.contains("pdf/SKILL.md: author: is not an Agent Skills field"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("--allow-unknown-fields"), "{stdout}");
+
+    let (ok, stdout) = lint(&["--allow-unknown-fields", dir.arg()]);
+    assert!(ok, "{stdout}");
+    assert_eq!(stdout, "ok: 1 skill valid\n");
+
+    dir.write(
+        "Bad/SKILL.md",
+        "---\nname: Bad\ndescription: d\nauthor: me\n---\n",
+    );
+    let (ok, stdout) = lint(&["--allow-unknown-fields", dir.arg()]);
+    assert!(!ok, "other rules still apply");
+    assert!(
+        stdout.contains("name: `Bad` has uppercase letters"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("author:"), "{stdout}");
+}
+
+#[test]
 fn json_lists_every_problem() {
     let dir = Scratch::new("json");
     dir.write("pdf/SKILL.md", "---\nname: pdf\n---\n");

@@ -153,7 +153,7 @@ pub enum ErrorKind {
     },
     /// A field that is not in the Agent Skills specification.
     #[error(
-        "is not an Agent Skills field (allowed: {}); move it under `metadata`, remove it, or let the catalog accept it with `CatalogBuilder::allow_unknown_fields`",
+        "is not an Agent Skills field (allowed: {}); move it under `metadata`, remove it, or accept unknown fields: `allow_unknown_fields(true)` on `CatalogBuilder` or `skillpub_build::Embed`, `--allow-unknown-fields` on the `skillpub` command",
         crate::validate::ALLOWED_FIELDS.join(", ")
     )]
     UnknownField,
@@ -605,7 +605,7 @@ mod tests {
     says!(
         unknown_field,
         ErrorKind::UnknownField,
-        "is not an Agent Skills field (allowed: name, description, license, compatibility, metadata, allowed-tools); move it under `metadata`, remove it, or let the catalog accept it with `CatalogBuilder::allow_unknown_fields`"
+        "is not an Agent Skills field (allowed: name, description, license, compatibility, metadata, allowed-tools); move it under `metadata`, remove it, or accept unknown fields: `allow_unknown_fields(true)` on `CatalogBuilder` or `skillpub_build::Embed`, `--allow-unknown-fields` on the `skillpub` command"
     );
     says!(
         name_empty,
