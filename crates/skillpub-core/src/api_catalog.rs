@@ -12,15 +12,11 @@ pub const API_CATALOG_PATH: &str = "/.well-known/api-catalog";
 pub const LINKSET: &str =
     "application/linkset+json; profile=\"https://www.rfc-editor.org/info/rfc9727\"";
 
-/// Renders the linkset: the catalog as anchor, the skills index as its one `item`.
-pub(crate) fn render(style: &UrlStyle) -> Vec<u8> {
-    let (anchor, href) = match style {
-        UrlStyle::Absolute(origin) => (
-            format!("{origin}{API_CATALOG_PATH}"),
-            format!("{origin}{INDEX_PATH}"),
-        ),
-        _ => (API_CATALOG_PATH.to_owned(), INDEX_PATH.to_owned()),
-    };
+/// Renders the linkset: the catalog as anchor, the skills index as its one `item`, both
+/// where clients reach them (under the base path, after the origin for absolute URLs).
+pub(crate) fn render(style: &UrlStyle, base_path: &str) -> Vec<u8> {
+    let anchor = style.link_to(base_path, API_CATALOG_PATH);
+    let href = style.link_to(base_path, INDEX_PATH);
     let linkset = json!({
         "linkset": [{
             "anchor": anchor,

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::api_catalog::{self, API_CATALOG_PATH};
 use crate::archive;
+use crate::base_path;
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind, Errors};
 use crate::file::{
@@ -63,7 +64,8 @@ impl Artifact {
         }
     }
 
-    /// The path it is served at, such as `/.well-known/agent-skills/pdf/SKILL.md`.
+    /// The path the router serves it at, such as `/.well-known/agent-skills/pdf/SKILL.md`;
+    /// the same under a [base path](CatalogBuilder::base_path), which `nest` strips.
     #[must_use]
     pub fn path(&self) -> &str {
         &self.path
@@ -193,13 +195,14 @@ impl PublishedSkill {
         }
     }
 
-    /// The `url` the index gives for this skill.
+    /// The `url` the index gives for this skill, with the [base path](CatalogBuilder::base_path).
     #[must_use]
     pub fn url(&self) -> &str {
         &self.url
     }
 
-    /// The path the `SKILL.md` is served at: `/.well-known/agent-skills/{name}/SKILL.md`.
+    /// The path the router serves the `SKILL.md` at: `/.well-known/agent-skills/{name}/SKILL.md`
+    /// (behind a [base path](CatalogBuilder::base_path), clients reach it under that prefix).
     #[must_use]
     pub fn skill_md_path(&self) -> &str {
         self.skill_md.artifact.path()
@@ -250,6 +253,8 @@ struct Inner {
     extra: Vec<Artifact>,
     /// What the folder walk left out, for a catalog read from disk.
     skipped: Vec<Skipped>,
+    base_path: String,
+    index_url: String,
 }
 
 impl Catalog {
@@ -323,6 +328,37 @@ impl Catalog {
             .chain(&self.0.extra)
     }
 
+    /// The public path prefix the router is mounted under, as given to
+    /// [`CatalogBuilder::base_path`]; empty for the site root.
+    #[must_use]
+    pub fn base_path(&self) -> &str {
+        &self.0.base_path
+    }
+
+    /// Where clients find the index from any page of the site, for a `Link` header: the
+    /// base path and `/.well-known/agent-skills/index.json`, after the origin with
+    /// [`UrlStyle::Absolute`] (path-absolute for the other styles, since a relative reference
+    /// would resolve differently from every page).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_core::{Catalog, UrlStyle};
+    ///
+    /// let root = Catalog::new(Vec::<skillpub_core::Skill>::new())?;
+    /// assert_eq!(root.index_url(), "/.well-known/agent-skills/index.json");
+    /// let nested = Catalog::builder()
+    ///     .url_style(UrlStyle::Absolute("https://example.com".parse().unwrap()))
+    ///     .base_path("/acme")
+    ///     .build()?;
+    /// assert_eq!(nested.index_url(), "https://example.com/acme/.well-known/agent-skills/index.json");
+    /// # Ok::<(), skillpub_core::Errors>(())
+    /// ```
+    #[must_use]
+    pub fn index_url(&self) -> &str {
+        &self.0.index_url
+    }
+
     /// What the folder walk left out when this catalog was read from disk
     /// ([`Catalog::from_dir`], [`SkillsFolder::builder`](crate::SkillsFolder::builder)):
     /// hidden files and folders, and subfolders without a `SKILL.md`. Empty for skills given
@@ -363,14 +399,15 @@ pub struct CatalogBuilder {
     rules: Rules,
     legacy_index: bool,
     api_catalog: bool,
+    base_path: String,
     /// What the folder walk left out, when the skills came from
     /// [`SkillsFolder::builder`](crate::SkillsFolder::builder).
     pub(crate) skipped: Vec<Skipped>,
 }
 
 impl CatalogBuilder {
-    /// An empty builder: path-absolute URLs, `.tar.gz` archives in the index, unknown
-    /// frontmatter fields refused.
+    /// An empty builder: path-absolute URLs at the site root, `.tar.gz` archives in the index,
+    /// unknown frontmatter fields refused.
     #[must_use]
     pub fn new() -> Self {
         Self::default()
@@ -420,6 +457,42 @@ impl CatalogBuilder {
         self
     }
 
+    /// The public path prefix the router is mounted under, such as `/tenant` for
+    /// `Router::new().nest("/tenant", router)` (default: empty, the site root).
+    ///
+    /// Every URL written for clients carries it: each index `url` in the path-absolute
+    /// (`/tenant/.well-known/agent-skills/pdf/SKILL.md`) and absolute
+    /// (`https://example.com/tenant/...`) styles, the API catalog's links and
+    /// [`Catalog::index_url`] for the `Link` header. A [`UrlStyle::Relative`] `url` stays
+    /// relative: it resolves against the index, which is under the prefix already. The 0.1.0
+    /// index has no URLs (its files are relative to it), so it does not change. The paths
+    /// the router serves ([`Artifact::path`]) do not change either, because `nest` strips the
+    /// prefix before the router sees a request.
+    ///
+    /// The prefix is checked by [`build`](Self::build): it starts with `/`, does not end with
+    /// one, and its segments are not empty, `.` or `..` and hold only ASCII letters, digits,
+    /// `-`, `.`, `_` and `~` (no `%`-encoding).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_core::{Catalog, ErrorKind, Skill};
+    ///
+    /// let skill = Skill::from_static("---\nname: pdf\ndescription: Reads PDFs.\n---\n");
+    /// let catalog = Catalog::builder().skill(skill.clone()).base_path("/tenant").build()?;
+    /// assert_eq!(catalog.get("pdf").unwrap().url(), "/tenant/.well-known/agent-skills/pdf/SKILL.md");
+    /// assert_eq!(catalog.index_url(), "/tenant/.well-known/agent-skills/index.json");
+    /// assert_eq!(catalog.index().path(), "/.well-known/agent-skills/index.json");
+    ///
+    /// let errors = Catalog::builder().skill(skill).base_path("/tenant/").build().unwrap_err();
+    /// assert!(matches!(errors.as_slice()[0].kind(), ErrorKind::BasePath { .. }));
+    /// # Ok::<(), skillpub_core::Errors>(())
+    /// ```
+    pub fn base_path(&mut self, prefix: impl Into<String>) -> &mut Self {
+        self.base_path = prefix.into();
+        self
+    }
+
     /// Accepts top-level frontmatter fields that the Agent Skills specification does not
     /// define (default: `false`, they are errors, as skills-ref has them). They are kept in
     /// [`Frontmatter::json`].
@@ -437,6 +510,11 @@ impl CatalogBuilder {
     /// twice.
     pub fn build(&self) -> Result<Catalog, Errors> {
         let mut errors = Vec::new();
+        if let Err(problem) = base_path::check(&self.base_path) {
+            let base_path = self.base_path.clone();
+            let kind = ErrorKind::BasePath { base_path, problem };
+            errors.push(Error::option("base_path", kind));
+        }
         let mut skills = Vec::with_capacity(self.skills.len());
         for (position, skill) in self.skills.iter().enumerate() {
             match self.publish(skill, position) {
@@ -482,7 +560,7 @@ impl CatalogBuilder {
             extra.extend(legacy_artifacts(&skills));
         }
         if self.api_catalog {
-            let bytes = Bytes::from(api_catalog::render(&self.url_style));
+            let bytes = Bytes::from(api_catalog::render(&self.url_style, &self.base_path));
             extra.push(Artifact::new(
                 API_CATALOG_PATH.to_owned(),
                 api_catalog::LINKSET,
@@ -494,6 +572,8 @@ impl CatalogBuilder {
             index,
             extra,
             skipped: self.skipped.clone(),
+            base_path: self.base_path.clone(),
+            index_url: self.url_style.link_to(&self.base_path, INDEX_PATH),
         })))
     }
 
@@ -593,12 +673,11 @@ impl CatalogBuilder {
             })?;
             published.archives = Some(archives);
         }
-        published.url = match published.archives {
-            Some(_) => self
-                .url_style
-                .url(&format!("{name}{}", self.archive_format.suffix())),
-            None => self.url_style.skill_md_url(&name),
+        let relative = match published.archives {
+            Some(_) => format!("{name}{}", self.archive_format.suffix()),
+            None => format!("{name}/{SKILL_MD}"),
         };
+        published.url = self.url_style.url_under(&self.base_path, &relative);
         Ok(published)
     }
 }

@@ -40,20 +40,35 @@ impl Error {
         }
     }
 
+    /// A problem with an option of the catalog (`option` is the `CatalogBuilder` method),
+    /// not with a skill.
+    pub(crate) fn option(option: &str, kind: ErrorKind) -> Self {
+        Self {
+            skill: String::new(),
+            file: String::new(),
+            field: Some(option.to_owned()),
+            kind,
+        }
+    }
+
     /// The skill's name as written in its frontmatter, or its folder name when the name is
-    /// missing or unreadable.
+    /// missing or unreadable; empty for a problem with an option of the catalog, such as
+    /// [`ErrorKind::BasePath`].
     #[must_use]
     pub fn skill(&self) -> &str {
         &self.skill
     }
 
-    /// The file the problem is in, such as `skills/pdf/SKILL.md`.
+    /// The file the problem is in, such as `skills/pdf/SKILL.md`; empty for a problem with an
+    /// option of the catalog.
     #[must_use]
     pub fn file(&self) -> &str {
         &self.file
     }
 
-    /// The frontmatter field, such as `name` or `metadata.version`, when the problem has one.
+    /// The frontmatter field, such as `name` or `metadata.version`, when the problem has one;
+    /// for a problem with an option of the catalog, the `CatalogBuilder` method, such as
+    /// `base_path`.
     #[must_use]
     pub fn field(&self) -> Option<&str> {
         self.field.as_deref()
@@ -68,6 +83,9 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let (true, Some(option)) = (self.skill.is_empty(), &self.field) {
+            return write!(f, "`CatalogBuilder::{option}`: {}", self.kind);
+        }
         write!(f, "{}: skill `{}`: ", self.file, self.skill)?;
         if let Some(field) = &self.field {
             write!(f, "field `{field}`: ")?;
@@ -349,6 +367,15 @@ pub enum ErrorKind {
     /// Not a regular file, folder or link (a socket, a device, a pipe).
     #[error("is not a regular file; remove it from the skill folder")]
     NotARegularFile,
+    /// The base path given to [`CatalogBuilder::base_path`](crate::CatalogBuilder::base_path)
+    /// is not a plain URL path.
+    #[error("the base path `{base_path}` {problem}")]
+    BasePath {
+        /// The base path as given.
+        base_path: String,
+        /// What is wrong with it.
+        problem: crate::base_path::BasePathProblem,
+    },
     /// Two skills in one catalog have the same name.
     #[error(
         "`{other_file}` is also named `{name}`; skill names must be unique, so rename one (and its folder)"
@@ -753,6 +780,31 @@ mod tests {
                 "16.0 MiB"
             ]
         );
+    }
+
+    says!(
+        base_path,
+        ErrorKind::BasePath {
+            base_path: "/tenant/".into(),
+            problem: crate::BasePathProblem::TrailingSlash
+        },
+        "the base path `/tenant/` ends with `/`; write it without the final slash, such as `/tenant` (for the site root, set no base path)"
+    );
+
+    #[test]
+    fn an_option_error_names_the_option() {
+        let error = Error::option(
+            "base_path",
+            ErrorKind::BasePath {
+                base_path: "tenant".into(),
+                problem: crate::BasePathProblem::Relative,
+            },
+        );
+        assert_eq!(
+            error.to_string(),
+            "`CatalogBuilder::base_path`: the base path `tenant` does not start with `/`; write the path the router is nested under, such as `/tenant`"
+        );
+        assert_eq!((error.skill(), error.file()), ("", ""));
     }
 
     says!(

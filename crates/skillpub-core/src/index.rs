@@ -35,8 +35,11 @@ pub fn skill_md_path(name: &str) -> String {
 /// How the index writes each entry's `url`.
 ///
 /// Clients resolve it against the index URL (RFC 3986), so all three reach the same file when
-/// the router is mounted at the site root. [`UrlStyle::Relative`] also survives nesting the
-/// router under a prefix; [`UrlStyle::Absolute`] is for an index that must name its origin.
+/// the router is mounted at the site root. When it is nested under a prefix, tell the catalog
+/// with [`CatalogBuilder::base_path`](crate::CatalogBuilder::base_path): path-absolute and
+/// absolute URLs then carry the prefix (`/tenant/.well-known/agent-skills/...`), and relative
+/// ones need none, since they resolve against the index, which is under the prefix too.
+/// [`UrlStyle::Absolute`] is for an index that must name its origin.
 ///
 /// # Example
 ///
@@ -71,10 +74,28 @@ impl UrlStyle {
     /// The `url` of an artifact at `relative` inside `/.well-known/agent-skills/`.
     #[must_use]
     pub fn url(&self, relative: &str) -> String {
+        self.url_under("", relative)
+    }
+
+    /// The `url` of an artifact at `relative` inside `/.well-known/agent-skills/`, for a
+    /// router nested under `base_path` (checked, or empty). A relative `url` needs no prefix:
+    /// it resolves against the index, which is under the prefix already.
+    pub(crate) fn url_under(&self, base_path: &str, relative: &str) -> String {
         match self {
-            Self::PathAbsolute => format!("{WELL_KNOWN_PATH}{relative}"),
+            Self::PathAbsolute => format!("{base_path}{WELL_KNOWN_PATH}{relative}"),
             Self::Relative => relative.to_owned(),
-            Self::Absolute(origin) => format!("{origin}{WELL_KNOWN_PATH}{relative}"),
+            Self::Absolute(origin) => format!("{origin}{base_path}{WELL_KNOWN_PATH}{relative}"),
+        }
+    }
+
+    /// Where clients reach a path the router serves, such as the index, from any page of the
+    /// site: path-absolute with the base path, after the origin for [`UrlStyle::Absolute`].
+    /// A relative reference would resolve differently from every page, so
+    /// [`UrlStyle::Relative`] gives the path-absolute form here.
+    pub(crate) fn link_to(&self, base_path: &str, path: &str) -> String {
+        match self {
+            Self::PathAbsolute | Self::Relative => format!("{base_path}{path}"),
+            Self::Absolute(origin) => format!("{origin}{base_path}{path}"),
         }
     }
 }

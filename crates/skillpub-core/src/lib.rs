@@ -69,6 +69,24 @@
 //!   entries), no hidden parts, no two differing only in case; at most 512 files and 16 MiB
 //!   per skill, `SKILL.md` included (the SEP-2640 limits).
 //!
+//! # Nesting under a prefix
+//!
+//! A router mounted under a path prefix (axum's `nest("/tenant", ..)`) serves the same paths,
+//! since `nest` strips the prefix, but clients must be told the prefixed URLs.
+//! [`CatalogBuilder::base_path`] puts the prefix into every URL the catalog writes: the index
+//! `url`s (path-absolute and absolute ones; relative ones resolve against the index and need
+//! none), the API catalog, and [`Catalog::index_url`] for a `Link` header.
+//!
+//! ```
+//! let catalog = skillpub_core::Catalog::builder()
+//!     .skill(skillpub_core::Skill::from_static("---\nname: pdf\ndescription: Reads PDFs.\n---\n"))
+//!     .base_path("/tenant")
+//!     .build()?;
+//! assert_eq!(catalog.get("pdf").unwrap().url(), "/tenant/.well-known/agent-skills/pdf/SKILL.md");
+//! assert_eq!(catalog.get("pdf").unwrap().skill_md_path(), "/.well-known/agent-skills/pdf/SKILL.md");
+//! # Ok::<(), skillpub_core::Errors>(())
+//! ```
+//!
 //! # Archives
 //!
 //! A skill with supporting files is listed in the index as `type: "archive"` with its
@@ -83,6 +101,7 @@
 
 mod api_catalog;
 mod archive;
+mod base_path;
 mod catalog;
 mod digest;
 mod error;
@@ -102,6 +121,7 @@ mod tests;
 
 pub use api_catalog::{API_CATALOG_PATH, LINKSET};
 pub use archive::{TAR_GZ_SUFFIX, ZIP_SUFFIX};
+pub use base_path::BasePathProblem;
 pub use catalog::{Artifact, Catalog, CatalogBuilder, PublishedFile, PublishedSkill};
 pub use digest::{DIGEST_PREFIX, Digest, DigestParseError};
 pub use error::{Error, ErrorKind, Errors};

@@ -3,6 +3,7 @@
 mod archives;
 mod extras;
 mod folders;
+mod nesting;
 mod validation;
 
 /// A fresh folder under the system's temporary folder, removed when dropped.

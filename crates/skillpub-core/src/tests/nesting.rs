@@ -1,0 +1,166 @@
+//! A router nested under a prefix: the URLs written for clients carry it, the served paths
+//! do not.
+
+use crate::{BasePathProblem, Catalog, CatalogBuilder, ErrorKind, Skill, SkillFile, UrlStyle};
+
+const PDF: &str = "---\nname: pdf\ndescription: Reads PDF files.\n---\n";
+const NOTES: &str = "---\nname: notes\ndescription: Takes notes.\n---\n";
+
+fn builder(style: UrlStyle, base_path: &str) -> CatalogBuilder {
+    let mut builder = CatalogBuilder::new();
+    builder
+        .skill(Skill::new(None, PDF).with_files(vec![SkillFile::new(
+            "references/forms.md",
+            "# Forms\n",
+            false,
+        )]))
+        .skill(Skill::from_static(NOTES))
+        .url_style(style)
+        .base_path(base_path)
+        .legacy_index(true)
+        .api_catalog(true);
+    builder
+}
+
+fn absolute() -> UrlStyle {
+    UrlStyle::Absolute("https://example.com".parse().unwrap())
+}
+
+fn artifact(catalog: &Catalog, path: &str) -> serde_json::Value {
+    let artifact = catalog.artifacts().find(|a| a.path() == path).unwrap();
+    serde_json::from_slice(artifact.bytes()).unwrap()
+}
+
+/// One line per case: URL style, base path, then the index `url` of the archive skill and of
+/// the `SKILL.md` skill, the index URL, and the API catalog's anchor and item.
+macro_rules! urls {
+    ($name:ident, $style:expr, $base:expr, $archive:expr, $skill_md:expr, $index:expr, $anchor:expr) => {
+        #[test]
+        fn $name() {
+            let catalog = builder($style, $base).build().unwrap();
+            assert_eq!(catalog.base_path(), $base);
+            assert_eq!(catalog.get("pdf").unwrap().url(), $archive);
+            assert_eq!(catalog.get("notes").unwrap().url(), $skill_md);
+            assert_eq!(catalog.index_url(), $index);
+            let index = artifact(&catalog, "/.well-known/agent-skills/index.json");
+            assert_eq!(index["skills"][0]["url"], $skill_md, "notes sorts first");
+            assert_eq!(index["skills"][1]["url"], $archive);
+            let linkset = artifact(&catalog, "/.well-known/api-catalog");
+            assert_eq!(linkset["linkset"][0]["anchor"], $anchor);
+            assert_eq!(linkset["linkset"][0]["item"][0]["href"], $index);
+        }
+    };
+}
+
+urls!(
+    path_absolute_at_the_root,
+    UrlStyle::PathAbsolute,
+    "",
+    "/.well-known/agent-skills/pdf.tar.gz",
+    "/.well-known/agent-skills/notes/SKILL.md",
+    "/.well-known/agent-skills/index.json",
+    "/.well-known/api-catalog"
+);
+urls!(
+    path_absolute_under_a_prefix,
+    UrlStyle::PathAbsolute,
+    "/tenant",
+    "/tenant/.well-known/agent-skills/pdf.tar.gz",
+    "/tenant/.well-known/agent-skills/notes/SKILL.md",
+    "/tenant/.well-known/agent-skills/index.json",
+    "/tenant/.well-known/api-catalog"
+);
+urls!(
+    path_absolute_under_a_deep_prefix,
+    UrlStyle::PathAbsolute,
+    "/acme/skills-v2",
+    "/acme/skills-v2/.well-known/agent-skills/pdf.tar.gz",
+    "/acme/skills-v2/.well-known/agent-skills/notes/SKILL.md",
+    "/acme/skills-v2/.well-known/agent-skills/index.json",
+    "/acme/skills-v2/.well-known/api-catalog"
+);
+urls!(
+    relative_urls_need_no_prefix,
+    UrlStyle::Relative,
+    "/tenant",
+    "pdf.tar.gz",
+    "notes/SKILL.md",
+    "/tenant/.well-known/agent-skills/index.json",
+    "/tenant/.well-known/api-catalog"
+);
+urls!(
+    absolute_urls_put_the_prefix_after_the_origin,
+    absolute(),
+    "/tenant",
+    "https://example.com/tenant/.well-known/agent-skills/pdf.tar.gz",
+    "https://example.com/tenant/.well-known/agent-skills/notes/SKILL.md",
+    "https://example.com/tenant/.well-known/agent-skills/index.json",
+    "https://example.com/tenant/.well-known/api-catalog"
+);
+
+#[test]
+fn served_paths_and_the_legacy_index_do_not_change() {
+    let root = builder(UrlStyle::PathAbsolute, "").build().unwrap();
+    let nested = builder(UrlStyle::PathAbsolute, "/tenant").build().unwrap();
+    let paths = |c: &Catalog| {
+        c.artifacts()
+            .map(|a| a.path().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(paths(&nested), paths(&root));
+    let legacy = "/.well-known/skills/index.json";
+    assert_eq!(artifact(&nested, legacy), artifact(&root, legacy));
+    assert!(
+        !serde_json::to_string(&artifact(&nested, legacy))
+            .unwrap()
+            .contains("tenant")
+    );
+}
+
+#[test]
+fn a_relative_index_resolves_under_the_prefix() {
+    let catalog = builder(UrlStyle::Relative, "/tenant").build().unwrap();
+    let index_url = catalog.index_url();
+    let base = &index_url[..=index_url.rfind('/').unwrap()];
+    assert_eq!(
+        format!("{base}{}", catalog.get("notes").unwrap().url()),
+        "/tenant/.well-known/agent-skills/notes/SKILL.md"
+    );
+}
+
+macro_rules! refused {
+    ($name:ident, $base:expr, $problem:pat) => {
+        #[test]
+        fn $name() {
+            let errors = builder(UrlStyle::PathAbsolute, $base).build().unwrap_err();
+            assert_eq!(errors.len(), 1, "{errors}");
+            let error = &errors.as_slice()[0];
+            assert_eq!(error.field(), Some("base_path"));
+            assert!(
+                matches!(error.kind(), ErrorKind::BasePath { base_path, problem: $problem } if base_path == $base),
+                "{error}"
+            );
+        }
+    };
+}
+
+refused!(relative_prefix, "tenant", BasePathProblem::Relative);
+refused!(root_slash, "/", BasePathProblem::TrailingSlash);
+refused!(trailing_slash, "/tenant/", BasePathProblem::TrailingSlash);
+refused!(empty_segment, "/a//b", BasePathProblem::EmptySegment);
+refused!(dot_dot, "/a/../b", BasePathProblem::DotSegment);
+refused!(percent, "/t%65nant", BasePathProblem::PercentEncoded);
+refused!(query, "/tenant?a=b", BasePathProblem::Characters { .. });
+
+#[test]
+fn a_bad_prefix_is_reported_with_every_skill_problem() {
+    let mut builder = builder(UrlStyle::PathAbsolute, "/tenant/");
+    builder.skill(Skill::from_static("---\nname: Bad\ndescription: d\n---\n"));
+    let errors = builder.build().unwrap_err();
+    let text = errors.to_string();
+    assert!(
+        text.starts_with("2 problems in the skills:\n  `CatalogBuilder::base_path`: the base path `/tenant/` ends with `/`"),
+        "{text}"
+    );
+    assert!(text.contains("skill `Bad`: field `name`"), "{text}");
+}
