@@ -9,7 +9,7 @@
 //!   with the same characters (`12`, `-3`, `1.5`); any other spelling stays text exactly as
 //!   written (`0777`, `1_000`, `+1`, `0x1F`, `1e3`, `1.50`, `.inf`, `.NaN`, `1e999`), since a
 //!   number that cannot be written back the same way would change on its way to a client;
-//! - `true`/`false` (any case) are booleans and `~`, `null` or nothing are empty;
+//! - `true`/`false` (also `True`, `FALSE`) are booleans; `~`, `null` or nothing are empty;
 //! - the tag `!!str` (and `!`) is accepted, as a way to say "text"; every other tag is
 //!   refused (`!!binary` would decode base64, `!!float 1` would become `1.0`).
 //!
@@ -112,7 +112,7 @@ fn explain(error: &serde_saphyr::Error, yaml: &str) -> YamlError {
         format!(
             "the frontmatter is too large (at most {MAX_NODES} values and {MAX_SCALAR_BYTES} bytes of text); shorten it"
         )
-    } else if text.contains(KEY_NOT_TEXT) || text.contains(TAG_REFUSED) {
+    } else if text.contains(KEY_NOT_TEXT) {
         text.to_owned()
     } else if text.contains("tag") {
         format!("{text}; remove the `!tag`, frontmatter values are plain text")
@@ -129,7 +129,6 @@ fn explain(error: &serde_saphyr::Error, yaml: &str) -> YamlError {
 }
 
 const KEY_NOT_TEXT: &str = "is not text";
-const TAG_REFUSED: &str = "is not accepted";
 
 /// A YAML node as read: its value, its tag, and where it is written.
 type Read = Spanned<Tagged<Node>>;
@@ -205,7 +204,7 @@ fn refuse_tag(tag: Option<&str>, at: Location) -> Result<(), YamlError> {
                 line: at.line(),
                 column: at.column(),
                 message: format!(
-                    "the tag `{tag}` {TAG_REFUSED}: frontmatter values are kept as written, so remove the tag (quote the value to make it text)"
+                    "the tag `{tag}` is not accepted: frontmatter values are kept as written, so remove the tag (quote the value to make it text)"
                 ),
             })
         }
