@@ -504,3 +504,282 @@ async fn control_characters_from_the_server_are_escaped() {
     assert!(!stdout.contains('\u{1b}'), "{stdout:?}");
     fail_line(&stdout, "evil\\u{1b}[2J");
 }
+
+/// Runs `skillpub` with the arguments and environment changes; returns whether it exited 0,
+/// stdout and stderr.
+async fn skillpub_with(args: &[&str], env: &[(&str, Option<&str>)]) -> (bool, String, String) {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_skillpub"));
+    command.args(args).kill_on_drop(true);
+    for (name, value) in env {
+        match value {
+            Some(value) => command.env(name, value),
+            None => command.env_remove(name),
+        };
+    }
+    let output = command.output().await.unwrap();
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// Serves a site whose only entry is this archive and checks it within `--max-time 60`;
+/// returns the output and how long the check took.
+async fn check_hostile(archive: Vec<u8>, content_type: &'static str, suffix: &str) -> String {
+    let site = archive_site(archive, content_type, suffix);
+    let started = std::time::Instant::now();
+    let (passed, stdout) = check_site(site, &["--max-time", "60"]).await;
+    assert!(!passed, "{stdout}");
+    // Checked in one pass, the archive is refused at once; the quadratic checks took minutes.
+    assert!(started.elapsed() < Duration::from_secs(30), "{stdout}");
+    stdout
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_link_target_of_a_million_segments_is_refused_at_once() {
+    let gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    let mut tar = tar::Builder::new(gzip);
+    let mut header = tar::Header::new_gnu();
+    header.set_size(SKILL_MD.len() as u64);
+    header.set_mode(0o644);
+    header.set_cksum();
+    tar.append_data(&mut header, "SKILL.md", SKILL_MD.as_bytes())
+        .unwrap();
+    let mut header = tar::Header::new_gnu();
+    header.set_entry_type(tar::EntryType::Symlink);
+    header.set_size(0);
+    tar.append_link(&mut header, "references/l", "a/".repeat(1_000_000))
+        .unwrap();
+    let archive = tar.into_inner().unwrap().finish().unwrap();
+    assert!(archive.len() < 10_000, "{}", archive.len());
+    let stdout = check_hostile(archive, "application/gzip", ".tar.gz").await;
+    fail_line(
+        &stdout,
+        "entry `references/l` is a link whose target has 2000000 bytes, more than the 4096 allowed",
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_path_of_a_million_segments_behind_a_link_is_refused_at_once() {
+    let gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    let mut tar = tar::Builder::new(gzip);
+    let file = |tar: &mut tar::Builder<_>, path: &str, bytes: &[u8]| {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(bytes.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        tar.append_data(&mut header, path, bytes).unwrap();
+    };
+    file(&mut tar, "SKILL.md", SKILL_MD.as_bytes());
+    let mut header = tar::Header::new_gnu();
+    header.set_entry_type(tar::EntryType::Symlink);
+    header.set_size(0);
+    tar.append_link(&mut header, "x", "SKILL.md").unwrap();
+    file(&mut tar, &format!("{}f.md", "a/".repeat(1_000_000)), b"x");
+    let archive = tar.into_inner().unwrap().finish().unwrap();
+    assert!(archive.len() < 10_000, "{}", archive.len());
+    let stdout = check_hostile(archive, "application/gzip", ".tar.gz").await;
+    fail_line(
+        &stdout,
+        "has a path of 2000004 bytes, more than the 4096 allowed",
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_zip_of_deep_paths_behind_a_link_is_refused_at_once() {
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default();
+    zip.start_file("SKILL.md", options).unwrap();
+    zip.write_all(SKILL_MD.as_bytes()).unwrap();
+    zip.add_symlink("x", "SKILL.md", options).unwrap();
+    for at in 0..20 {
+        zip.start_file(format!("{}f{at}.md", "a/".repeat(32_000)), options)
+            .unwrap();
+        zip.write_all(b"x").unwrap();
+    }
+    let archive = zip.finish().unwrap().into_inner();
+    let stdout = check_hostile(archive, "application/zip", ".zip").await;
+    fail_line(
+        &stdout,
+        "has a path of 64005 bytes, more than the 4096 allowed",
+    );
+}
+
+/// A site whose index lists `count` `skill-md` entries `s0`, `s1`, ...; each GET or HEAD of
+/// a skill waits `delay(position)` before answering (forever when `None`). Returns the
+/// address and the most requests for skills that were in flight at once.
+async fn slow_site(
+    count: usize,
+    delay: impl Fn(usize) -> Option<Duration> + Send + Sync + 'static,
+) -> (SocketAddr, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let skill_md = |at: usize| SKILL_MD.replace("greeting", &format!("s{at}"));
+    let entries: Vec<String> = (0..count)
+        .map(|at| {
+            entry(
+                &format!("s{at}"),
+                "skill-md",
+                "Greets the user by name.",
+                &format!("/.well-known/agent-skills/s{at}/SKILL.md"),
+                skill_md(at).as_bytes(),
+            )
+        })
+        .collect();
+    let index = index(&entries.join(","));
+    let in_flight = Arc::new(AtomicUsize::new(0));
+    let most = Arc::new(AtomicUsize::new(0));
+    let delay = Arc::new(delay);
+    let (flying, highest) = (in_flight.clone(), most.clone());
+    let app = Router::new().fallback(move |request: Request<Body>| {
+        let (index, delay, flying, highest) = (
+            index.clone(),
+            delay.clone(),
+            flying.clone(),
+            highest.clone(),
+        );
+        async move {
+            let path = request.uri().path().to_owned();
+            let head = request.method() == Method::HEAD;
+            let answer = |content_type: &'static str, body: String| {
+                let length = body.len();
+                let mut response =
+                    Response::new(Body::from(if head { String::new() } else { body }));
+                let headers = response.headers_mut();
+                headers.insert("content-type", HeaderValue::from_static(content_type));
+                headers.insert("content-length", HeaderValue::from(length));
+                response
+            };
+            if path == INDEX {
+                return answer("application/json", index);
+            }
+            let skill = path
+                .strip_prefix("/.well-known/agent-skills/s")
+                .and_then(|rest| rest.strip_suffix("/SKILL.md"))
+                .and_then(|at| at.parse::<usize>().ok());
+            let Some(at) = skill else {
+                let mut response = answer("text/plain", "not found".into());
+                *response.status_mut() = StatusCode::NOT_FOUND;
+                return response;
+            };
+            let now = flying.fetch_add(1, Ordering::SeqCst) + 1;
+            highest.fetch_max(now, Ordering::SeqCst);
+            match delay(at) {
+                Some(delay) => tokio::time::sleep(delay).await,
+                None => std::future::pending::<()>().await,
+            }
+            flying.fetch_sub(1, Ordering::SeqCst);
+            answer(
+                "text/markdown; charset=utf-8",
+                SKILL_MD.replace("greeting", &format!("s{at}")),
+            )
+        }
+    });
+    (serve(app).await, most)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn max_time_bounds_a_run_of_stalled_entries() {
+    let (addr, _) = slow_site(20, |_| None).await;
+    let started = std::time::Instant::now();
+    let (passed, stdout) = check(addr, &["--timeout", "2", "--max-time", "4"]).await;
+    let took = started.elapsed();
+    assert!(!passed);
+    // Twenty stalled entries took 20 x --timeout (40 s) one after the other.
+    assert!(took < Duration::from_secs(15), "{took:?}\n{stdout}");
+    fail_line(&stdout, "s0: GET failed: ");
+    fail_line(&stdout, "downloads started, so they were not checked");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn entries_are_fetched_a_few_at_a_time_and_reported_in_index_order() {
+    // The first entries answer last.
+    let count = 12;
+    let (addr, most) = slow_site(count, move |at| {
+        Some(Duration::from_millis(50 * (count - at) as u64))
+    })
+    .await;
+    let (passed, stdout) = check(addr, &[]).await;
+    assert!(passed, "{stdout}");
+    let most = most.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(
+        (2..=skillpub_client::CONCURRENT_FETCHES).contains(&most),
+        "{most} requests at once"
+    );
+    let order: Vec<&str> = stdout
+        .lines()
+        .filter(|line| line.contains(": entry is valid"))
+        .map(|line| line[6..].split(':').next().unwrap())
+        .collect();
+    let expected: Vec<String> = (0..count).map(|at| format!("s{at}")).collect();
+    assert_eq!(order, expected, "{stdout}");
+    let first_of_s1 = stdout.find("s1: entry is valid").unwrap();
+    let last_of_s0 = stdout.rfind("s0: ").unwrap();
+    assert!(
+        last_of_s0 < first_of_s1,
+        "the lines of one entry stay together:\n{stdout}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_numeric_flag_value_panics() {
+    let addr = serve(skillpub_axum::router(
+        Catalog::new([Skill::from_static(SKILL_MD)]).unwrap(),
+    ))
+    .await;
+    let url = format!("http://{addr}");
+    for flags in [
+        ["--timeout", "18446744073709551615"],
+        ["--max-time", "18446744073709551615"],
+        ["--timeout", "99999999999999999999999999"],
+        ["--max-size", "99999999999999999999999999"],
+    ] {
+        let (passed, stdout, stderr) =
+            skillpub_with(&["check", &url, flags[0], flags[1]], &[]).await;
+        assert!(passed, "{flags:?}: {stdout}{stderr}");
+        assert!(!stderr.contains("panicked"), "{flags:?}: {stderr}");
+    }
+    for (flags, message) in [
+        (
+            ["--timeout", "0"],
+            "0 seconds would stop every request at once",
+        ),
+        (
+            ["--max-time", "0"],
+            "0 seconds would stop every request at once",
+        ),
+        (["--timeout", "-1"], "`-1` is not a whole number"),
+        (["--max-size", "1e9"], "`1e9` is not a whole number"),
+    ] {
+        let flag = format!("{}={}", flags[0], flags[1]);
+        let (passed, _, stderr) = skillpub_with(&["check", &url, &flag], &[]).await;
+        assert!(!passed);
+        assert!(stderr.contains(message), "{flags:?}: {stderr}");
+        assert!(stderr.contains(flags[0]), "{flags:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{flags:?}: {stderr}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bidi_and_invisible_characters_from_the_server_are_escaped() {
+    let evil = "\u{202e}exe.\u{200b}tab\u{2066}";
+    let entries = format!(
+        r#"{},{{"name":"{evil}","type":"skill-md","description":"d","url":"x","digest":"sha256:00"}}"#,
+        entry(
+            "greeting",
+            "skill-md",
+            "Greets the user by name.",
+            SKILL,
+            SKILL_MD.as_bytes()
+        ),
+    );
+    let mut site = good_site();
+    site.routes[0].1 = ok("application/json", index(&entries));
+    let (passed, stdout) = check_site(site, &[]).await;
+    assert!(!passed);
+    for hidden in ['\u{202e}', '\u{200b}', '\u{2066}'] {
+        assert!(!stdout.contains(hidden), "{hidden:?} in {stdout:?}");
+    }
+    fail_line(&stdout, "\\u{202e}exe.\\u{200b}tab\\u{2066}: `name`");
+}

@@ -45,15 +45,16 @@ mod index;
 pub mod testing;
 mod unpack;
 
-pub use check::{Check, CheckOptions, Progress, Report, Status, check};
+pub use check::{CONCURRENT_FETCHES, Check, CheckOptions, Progress, Report, Status, check};
 pub use client::{Client, ClientError, FetchedSkill};
 pub use fetch::{
-    DEFAULT_MAX_BODY, DEFAULT_MAX_FILES, DEFAULT_MAX_UNPACKED, DEFAULT_TIMEOUT, FetchError,
-    Fetched, Limits, MAX_REDIRECTS, Policy, RawAnswer, Transport, send,
+    ACCEPT_ENCODING, DEFAULT_MAX_BODY, DEFAULT_MAX_FILES, DEFAULT_MAX_UNPACKED, DEFAULT_TIMEOUT,
+    FetchError, Fetched, Limits, MAX_CODINGS, MAX_REDIRECTS, MAX_TIMEOUT, Policy, RawAnswer,
+    Transport, send,
 };
 #[cfg(feature = "http")]
 pub use http::HttpTransport;
 pub use index::{
     ArtifactKind, Entry, EntryProblem, Index, IndexError, LegacyEntry, Severity, Version, parse,
 };
-pub use unpack::{Format, UnpackError, Unpacked, UnpackedFile, detect, unpack};
+pub use unpack::{Format, MAX_PATH_LENGTH, UnpackError, Unpacked, UnpackedFile, detect, unpack};

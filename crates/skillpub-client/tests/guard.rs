@@ -18,7 +18,7 @@ fn the_default_transport_refuses_local_addresses_at_connect_time() {
     ] {
         let url = Url::parse(url).unwrap();
         let error = transport
-            .send_once(&Method::GET, &url, &[], 1000)
+            .send_once(&Method::GET, &url, &[], 1000, None)
             .unwrap_err();
         let message = error.to_string();
         assert!(
@@ -39,7 +39,7 @@ fn the_policy_refuses_local_names_and_foreign_origins_before_any_request() {
         "http://metadata.google.internal/",
     ] {
         let url = Url::parse(url).unwrap();
-        let error = send(&transport, &strict, &limits, &Method::GET, &url, &[]).unwrap_err();
+        let error = send(&transport, &strict, &limits, &Method::GET, &url, &[], None).unwrap_err();
         assert!(
             matches!(error, FetchError::PrivateHost(_)),
             "{url}: {error}"
@@ -57,6 +57,7 @@ fn the_policy_refuses_local_names_and_foreign_origins_before_any_request() {
         &Method::GET,
         &foreign,
         &[],
+        None,
     )
     .unwrap_err();
     assert!(matches!(error, FetchError::NotAllowed(_)), "{error}");
