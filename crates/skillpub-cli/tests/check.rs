@@ -783,3 +783,337 @@ async fn bidi_and_invisible_characters_from_the_server_are_escaped() {
     }
     fail_line(&stdout, "\\u{202e}exe.\\u{200b}tab\\u{2066}: `name`");
 }
+
+/// What the proxy was asked to tunnel to.
+type Asked = std::sync::Arc<std::sync::Mutex<Vec<String>>>;
+
+/// A tiny HTTP CONNECT proxy on 127.0.0.1 (what ureq uses for `HTTP_PROXY`) that tunnels
+/// every connection to `upstream`, whatever host it is asked for, and records the targets.
+async fn connect_proxy(upstream: SocketAddr) -> (SocketAddr, Asked) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let asked = Asked::default();
+    let log = asked.clone();
+    tokio::spawn(async move {
+        while let Ok((mut client, _)) = listener.accept().await {
+            let log = log.clone();
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut byte = [0_u8; 1];
+                while !head.ends_with(b"\r\n\r\n") {
+                    if client.read(&mut byte).await.unwrap_or(0) == 0 {
+                        return;
+                    }
+                    head.push(byte[0]);
+                }
+                let head = String::from_utf8_lossy(&head);
+                let target = head
+                    .strip_prefix("CONNECT ")
+                    .and_then(|rest| rest.split(' ').next())
+                    .unwrap_or_default();
+                log.lock().unwrap().push(target.to_owned());
+                let Ok(mut server) = tokio::net::TcpStream::connect(upstream).await else {
+                    return;
+                };
+                let established = b"HTTP/1.1 200 Connection established\r\n\r\n";
+                if client.write_all(established).await.is_ok() {
+                    let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                }
+            });
+        }
+    });
+    (addr, asked)
+}
+
+/// The environment of a `skillpub` run whose only proxy is `proxy`.
+fn proxy_env(proxy: &str) -> Vec<(&'static str, Option<&str>)> {
+    let mut env: Vec<(&str, Option<&str>)> = [
+        "ALL_PROXY",
+        "all_proxy",
+        "HTTPS_PROXY",
+        "https_proxy",
+        "http_proxy",
+        "NO_PROXY",
+        "no_proxy",
+    ]
+    .into_iter()
+    .map(|name| (name, None))
+    .collect();
+    env.push(("HTTP_PROXY", Some(proxy)));
+    env
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_proxy_on_loopback_reaches_a_public_name() {
+    let catalog = Catalog::new([Skill::from_static(SKILL_MD)]).unwrap();
+    let site = serve(skillpub_axum::router(catalog)).await;
+    let (proxy, asked) = connect_proxy(site).await;
+    let proxy = format!("http://{proxy}");
+    let (passed, stdout, stderr) =
+        skillpub_with(&["check", "http://skills.example.com"], &proxy_env(&proxy)).await;
+    assert!(passed, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("greeting: digest sha256:"),
+        "the skill came through the proxy:\n{stdout}"
+    );
+    let asked = asked.lock().unwrap();
+    assert!(!asked.is_empty());
+    assert!(
+        asked.iter().all(|target| target == "skills.example.com:80"),
+        "{asked:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn through_a_proxy_a_private_target_is_still_refused_by_name() {
+    let mut redirect = ok("text/plain", "");
+    redirect.status = StatusCode::FOUND;
+    redirect.location = Some("http://127.0.0.1:9/SKILL.md".to_owned());
+    let mut site = good_site();
+    site.routes[1].1 = redirect;
+    let (proxy, asked) = connect_proxy(serve(site.router()).await).await;
+    let proxy = format!("http://{proxy}");
+    let (passed, stdout, _) =
+        skillpub_with(&["check", "http://skills.example.com"], &proxy_env(&proxy)).await;
+    assert!(!passed);
+    fail_line(
+        &stdout,
+        "greeting: GET failed: `http://127.0.0.1:9/SKILL.md` is on a local or private host",
+    );
+    let asked = asked.lock().unwrap();
+    assert!(
+        asked.iter().all(|target| target == "skills.example.com:80"),
+        "the proxy was never asked for the private target: {asked:?}"
+    );
+}
+
+/// One artifact of a site that negotiates content codings.
+#[derive(Clone)]
+struct Negotiated {
+    path: String,
+    content_type: &'static str,
+    bytes: Vec<u8>,
+    /// The `Content-Encoding` sent to a request whose `Accept-Encoding` lists it (`identity`
+    /// is sent as it is, with the header).
+    coding: Option<&'static str>,
+    /// Whether the coded answer keeps the plain answer's strong `ETag` (the defect).
+    shared_etag: bool,
+}
+
+fn encode(coding: &str, bytes: &[u8]) -> Vec<u8> {
+    match coding {
+        "gzip" => {
+            let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+            gzip.write_all(bytes).unwrap();
+            gzip.finish().unwrap()
+        }
+        "br" => {
+            let mut encoded = Vec::new();
+            let mut br = brotli::CompressorWriter::new(&mut encoded, 4096, 9, 22);
+            br.write_all(bytes).unwrap();
+            drop(br);
+            encoded
+        }
+        _ => bytes.to_vec(),
+    }
+}
+
+/// Serves the artifacts with strong ETags, 304 for a matching If-None-Match, HEAD like GET,
+/// and the coding of each artifact for requests that accept it; anything else is a 404.
+async fn negotiating_site(artifacts: Vec<Negotiated>) -> SocketAddr {
+    let app = Router::new().fallback(move |request: Request<Body>| {
+        let artifacts = artifacts.clone();
+        async move {
+            let accepts = |coding: &str| {
+                request
+                    .headers()
+                    .get("accept-encoding")
+                    .and_then(|value| value.to_str().ok())
+                    .is_some_and(|value| value.split(',').any(|c| c.trim() == coding))
+            };
+            let Some(artifact) = artifacts.iter().find(|a| a.path == request.uri().path()) else {
+                let mut response = Response::new(Body::from("not found"));
+                *response.status_mut() = StatusCode::NOT_FOUND;
+                return response;
+            };
+            let plain_etag = format!("\"{}\"", Digest::of(&artifact.bytes));
+            let coding = artifact.coding.filter(|c| *c == "identity" || accepts(c));
+            let (bytes, etag) = match coding {
+                Some(coding) if !artifact.shared_etag && coding != "identity" => (
+                    encode(coding, &artifact.bytes),
+                    plain_etag.replace("\"sha256:", &format!("\"{coding}-sha256:")),
+                ),
+                Some(coding) => (encode(coding, &artifact.bytes), plain_etag),
+                None => (artifact.bytes.clone(), plain_etag),
+            };
+            let not_modified = request
+                .headers()
+                .get("if-none-match")
+                .is_some_and(|value| value.as_bytes() == etag.as_bytes());
+            let head = request.method() == Method::HEAD;
+            let length = bytes.len();
+            let mut response = Response::new(Body::from(if head || not_modified {
+                Vec::new()
+            } else {
+                bytes
+            }));
+            let headers = response.headers_mut();
+            headers.insert("etag", HeaderValue::from_str(&etag).unwrap());
+            headers.insert("vary", HeaderValue::from_static("accept-encoding"));
+            if not_modified {
+                *response.status_mut() = StatusCode::NOT_MODIFIED;
+                return response;
+            }
+            headers.insert(
+                "content-type",
+                HeaderValue::from_static(artifact.content_type),
+            );
+            headers.insert("content-length", HeaderValue::from(length));
+            if let Some(coding) = coding {
+                headers.insert("content-encoding", HeaderValue::from_static(coding));
+            }
+            response
+        }
+    });
+    serve(app).await
+}
+
+/// The index and the `SKILL.md` of the one-skill site, each with its coding.
+fn negotiated_skill(
+    index_coding: Option<&'static str>,
+    skill_coding: Option<&'static str>,
+    shared_etag: bool,
+) -> Vec<Negotiated> {
+    let entry = entry(
+        "greeting",
+        "skill-md",
+        "Greets the user by name.",
+        SKILL,
+        SKILL_MD.as_bytes(),
+    );
+    vec![
+        Negotiated {
+            path: INDEX.to_owned(),
+            content_type: "application/json",
+            bytes: index(&entry).into_bytes(),
+            coding: index_coding,
+            shared_etag,
+        },
+        Negotiated {
+            path: SKILL.to_owned(),
+            content_type: "text/markdown; charset=utf-8",
+            bytes: SKILL_MD.as_bytes().to_vec(),
+            coding: skill_coding,
+            shared_etag,
+        },
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_strong_etag_on_gzip_and_plain_bytes_fails() {
+    let addr = negotiating_site(negotiated_skill(Some("gzip"), None, true)).await;
+    let (passed, stdout) = check(addr, &[]).await;
+    assert!(!passed);
+    fail_line(
+        &stdout,
+        "index: the gzip-encoded answer and the answer without Accept-Encoding carry the same strong ETag",
+    );
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("FAIL")).count(),
+        1,
+        "{stdout}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn codings_with_their_own_etags_pass_and_digests_cover_the_decoded_bytes() {
+    let addr = negotiating_site(negotiated_skill(Some("gzip"), Some("br"), false)).await;
+    let (passed, stdout) = check(addr, &[]).await;
+    assert!(passed, "{stdout}");
+    for line in [
+        "ok    index: Content-Encoding gzip with its own ETag \"gzip-sha256:",
+        "ok    greeting: Content-Encoding br with its own ETag \"br-sha256:",
+        "ok    greeting: digest sha256:",
+        "ok    site: ETag \"gzip-sha256:",
+    ] {
+        assert!(stdout.contains(line), "{line}\n{stdout}");
+    }
+}
+
+/// A site whose one skill is this archive, served with this coding when accepted.
+fn negotiated_archive(archive: Vec<u8>, coding: &'static str) -> Vec<Negotiated> {
+    let url = "/.well-known/agent-skills/greeting.tar.gz";
+    let entry = entry(
+        "greeting",
+        "archive",
+        "Greets the user by name.",
+        url,
+        &archive,
+    );
+    vec![
+        Negotiated {
+            path: INDEX.to_owned(),
+            content_type: "application/json",
+            bytes: index(&entry).into_bytes(),
+            coding: None,
+            shared_etag: false,
+        },
+        Negotiated {
+            path: url.to_owned(),
+            content_type: "application/gzip",
+            bytes: archive,
+            coding: Some(coding),
+            shared_etag: false,
+        },
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_archive_sent_content_encoded_fails_and_identity_is_no_encoding() {
+    let archive = tar_gz(&[("SKILL.md", SKILL_MD.as_bytes())], None);
+    let addr = negotiating_site(negotiated_archive(archive.clone(), "gzip")).await;
+    let (passed, stdout) = check(addr, &[]).await;
+    assert!(!passed);
+    fail_line(
+        &stdout,
+        "greeting: the archive arrives with Content-Encoding: gzip",
+    );
+    assert!(
+        stdout.contains("ok    greeting: digest sha256:"),
+        "the digest is checked on the decoded bytes:\n{stdout}"
+    );
+
+    let addr = negotiating_site(negotiated_archive(archive, "identity")).await;
+    let (passed, stdout) = check(addr, &[]).await;
+    assert!(passed, "{stdout}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_site_under_a_prefix_is_checked_under_it() {
+    let catalog = Catalog::builder()
+        .url_style(skillpub_core::UrlStyle::Relative)
+        .skill(Skill::from_static(SKILL_MD))
+        .build()
+        .unwrap();
+    // Outside the prefix, the app answers every path with its page: a probe that left the
+    // prefix would see a 200 for a missing skill.
+    let app = Router::new()
+        .nest("/tenant", skillpub_axum::router(catalog))
+        .fallback(|| async { axum::response::Html("<html>app</html>") });
+    let addr = serve(app).await;
+    for target in [
+        format!("http://{addr}/tenant"),
+        format!("http://{addr}/tenant/"),
+    ] {
+        let (passed, stdout) = skillpub(&["check", &target]).await;
+        assert!(passed, "{target}\n{stdout}");
+        let url = format!(
+            "url resolves to http://{addr}/tenant/.well-known/agent-skills/greeting/SKILL.md"
+        );
+        assert!(stdout.contains(&url), "{stdout}");
+        assert!(stdout.contains("ok    site: a skill that does not exist answers 404"));
+    }
+    let (passed, stdout) = check(addr, &[]).await;
+    assert!(!passed, "the root has no index:\n{stdout}");
+}

@@ -455,7 +455,7 @@ impl<T: Transport + Sync> Run<'_, T> {
             out.push(
                 Status::Fail,
                 subject,
-                format!("the {coding}-encoded answer and the answer without Accept-Encoding carry the same strong ETag {etag} on different bytes; caches and If-None-Match then mix them up: give each encoding its own ETag (a compression layer in front of the routes does this)"),
+                format!("the {coding}-encoded answer and the answer without Accept-Encoding carry the same strong ETag {etag} on different bytes; caches and If-None-Match then mix them up; give each encoding its own ETag (a compression layer that keeps the route's ETag causes this)"),
             );
         } else {
             out.push(
