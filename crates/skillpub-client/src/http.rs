@@ -99,7 +99,7 @@ impl HttpTransport {
     /// A transport whose every request (each redirect hop is one), body included, ends within
     /// `timeout` (at most [`MAX_TIMEOUT`]), and that refuses to connect to local or private
     /// addresses, whatever the host name resolves to (a public name that resolves to
-    /// `127.0.0.1`, DNS rebinding). Through a proxy, see the [module docs](self).
+    /// `127.0.0.1`, DNS rebinding). Through a proxy, see the [crate docs](crate#proxies-and-private-addresses).
     #[must_use]
     pub fn new(timeout: Duration) -> Self {
         Self::build(timeout, PublicOnly(DefaultResolver::default()))
