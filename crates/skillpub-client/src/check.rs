@@ -451,7 +451,7 @@ impl<T: Transport + Sync> Run<'_, T> {
                 );
             }
         };
-        if plain.header("etag") == Some(etag) && plain.wire_digest != coded.wire_digest {
+        if plain.header("etag") == Some(etag) && plain.wire_digest() != coded.wire_digest() {
             out.push(
                 Status::Fail,
                 subject,

@@ -59,9 +59,9 @@ pub struct Fetched {
     pub headers: HeaderMap,
     /// The body, decoded (empty for `HEAD`).
     pub body: Vec<u8>,
-    /// The SHA-256 of the body as it came over the wire, before any `Content-Encoding` was
-    /// removed: two answers under one strong `ETag` must have the same.
-    pub wire_digest: Digest,
+    /// The SHA-256 of the body as it came over the wire, when a content coding was removed;
+    /// `None` when `body` is as sent. See [`wire_digest`](Self::wire_digest).
+    pub encoded_digest: Option<Digest>,
 }
 
 impl Fetched {
@@ -81,13 +81,38 @@ impl Fetched {
     ///     status: StatusCode::OK,
     ///     headers,
     ///     body: Vec::new(),
-    ///     wire_digest: skillpub_core::Digest::of(b""),
+    ///     encoded_digest: None,
     /// };
     /// assert!(fetched.codings().is_empty());
     /// ```
     #[must_use]
     pub fn codings(&self) -> Vec<String> {
         codings(&self.headers)
+    }
+
+    /// The SHA-256 of the body as it came over the wire, before any content coding was
+    /// removed: two answers under one strong `ETag` must have the same.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use http::{HeaderMap, StatusCode};
+    /// use skillpub_client::Fetched;
+    /// use skillpub_core::Digest;
+    ///
+    /// let fetched = Fetched {
+    ///     url: "https://example.com/".parse().unwrap(),
+    ///     status: StatusCode::OK,
+    ///     headers: HeaderMap::new(),
+    ///     body: b"abc".to_vec(),
+    ///     encoded_digest: None,
+    /// };
+    /// assert_eq!(fetched.wire_digest(), Digest::of(b"abc"));
+    /// ```
+    #[must_use]
+    pub fn wire_digest(&self) -> Digest {
+        self.encoded_digest
+            .unwrap_or_else(|| Digest::of(&self.body))
     }
 
     /// A header as text, when present and printable.
@@ -281,18 +306,19 @@ pub fn send(
         let bodiless = method == Method::HEAD
             || matches!(status, StatusCode::NO_CONTENT | StatusCode::NOT_MODIFIED)
             || body.is_empty();
-        let wire_digest = Digest::of(&body);
-        let body = if bodiless {
-            body
-        } else {
+        let coded = !bodiless && !codings(&response_headers).is_empty();
+        let encoded_digest = coded.then(|| Digest::of(&body));
+        let body = if coded {
             decode(&current, &response_headers, body, limits.max_body)?
+        } else {
+            body
         };
         return Ok(Fetched {
             url: current,
             status,
             headers: response_headers,
             body,
-            wire_digest,
+            encoded_digest,
         });
     }
     Err(FetchError::TooManyRedirects {
