@@ -1,6 +1,8 @@
 //! The client's deadline over real TCP: a server that never answers, or that sends its body
 //! a byte at a time, cannot hold a call past the deadline, whatever the per-request timeout.
 
+#![cfg(feature = "http")]
+
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener};
 use std::time::{Duration, Instant};

@@ -2,6 +2,8 @@
 //! addresses, whatever name or literal leads there; the policy refuses local names and
 //! origins outside an allowlist before any request.
 
+#![cfg(feature = "http")]
+
 use std::time::Duration;
 
 use http::Method;
