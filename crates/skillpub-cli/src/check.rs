@@ -1,24 +1,31 @@
 //! `skillpub check URL`.
 
 use std::io::{IsTerminal, Write};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use skillpub_client::{CheckOptions, Client, HttpTransport, Limits, Policy, Progress, check};
+use skillpub_client::{
+    CheckOptions, Client, HttpTransport, Limits, MAX_TIMEOUT, Policy, Progress, check,
+};
 
 use crate::Format;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// An origin (`https://example.com`) or an index URL.
+    /// An origin (`https://example.com`), an origin with the path the skills are mounted under
+    /// (`https://example.com/tenant`), or an index URL.
     url: String,
     /// Print one JSON report instead of lines.
     #[arg(long)]
     json: bool,
     /// Seconds each request may take, body included (each redirect hop is a request).
-    #[arg(long, default_value_t = 15)]
-    timeout: u64,
+    #[arg(long, value_name = "SECONDS", default_value = "15", value_parser = seconds)]
+    timeout: Duration,
+    /// Seconds the whole run may take, every request and the unpacking included; checks not
+    /// done by then fail.
+    #[arg(long, value_name = "SECONDS", default_value = "120", value_parser = seconds)]
+    max_time: Duration,
     /// Largest response body accepted, and largest unpacked archive, in bytes.
-    #[arg(long, default_value_t = skillpub_client::DEFAULT_MAX_BODY)]
+    #[arg(long, value_name = "BYTES", default_value_t = skillpub_client::DEFAULT_MAX_BODY, value_parser = bytes)]
     max_size: u64,
     /// Allow local and private hosts (on by default when the URL itself is on one, such as
     /// `http://127.0.0.1:3000`).
@@ -38,19 +45,22 @@ pub(crate) fn run(args: &Args) -> bool {
         ..Limits::default()
     };
     let allow_private = args.allow_private || local_target;
-    let timeout = Duration::from_secs(args.timeout);
+    let deadline = Instant::now().checked_add(args.max_time);
     let transport = if allow_private {
-        HttpTransport::allowing_private(timeout)
+        HttpTransport::allowing_private(args.timeout)
     } else {
-        HttpTransport::new(timeout)
+        HttpTransport::new(args.timeout)
     };
     let policy = Policy {
         allow_private,
         allowlist: None,
     };
-    let client = Client::new(transport)
+    let mut client = Client::new(transport)
         .with_policy(policy)
         .with_limits(limits);
+    if let Some(deadline) = deadline {
+        client = client.with_deadline(deadline);
+    }
     let show_progress = std::io::stderr().is_terminal();
     let progress = |done: usize, total: usize, url: &str| {
         let mut stderr = std::io::stderr();
@@ -74,4 +84,48 @@ pub(crate) fn run(args: &Args) -> bool {
         Format::Text => println!("{report}"),
     }
     report.passed()
+}
+
+/// A whole number of seconds, at least 1; more than [`MAX_TIMEOUT`] (about 136 years) is
+/// taken as that.
+fn seconds(text: &str) -> Result<Duration, String> {
+    match whole_number(text)? {
+        0 => Err("0 seconds would stop every request at once; give at least 1".to_owned()),
+        seconds => Ok(Duration::from_secs(seconds).min(MAX_TIMEOUT)),
+    }
+}
+
+/// A whole number of bytes; more than `u64::MAX` is taken as that.
+fn bytes(text: &str) -> Result<u64, String> {
+    whole_number(text)
+}
+
+/// A whole number, saturated at `u64::MAX`.
+fn whole_number(text: &str) -> Result<u64, String> {
+    let digits = text.trim();
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("`{text}` is not a whole number"));
+    }
+    Ok(digits.parse().unwrap_or(u64::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_saturate_and_nonsense_is_refused() {
+        assert_eq!(seconds("15"), Ok(Duration::from_secs(15)));
+        assert_eq!(seconds("18446744073709551615"), Ok(MAX_TIMEOUT));
+        assert_eq!(seconds("99999999999999999999999999"), Ok(MAX_TIMEOUT));
+        assert!(seconds("0").unwrap_err().contains("at least 1"));
+        for bad in ["", "-1", "1.5", "ten", "+3"] {
+            assert!(
+                seconds(bad).unwrap_err().contains("not a whole number"),
+                "{bad}"
+            );
+        }
+        assert_eq!(bytes("99999999999999999999999999"), Ok(u64::MAX));
+        assert_eq!(bytes("0"), Ok(0));
+    }
 }

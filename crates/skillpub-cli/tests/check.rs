@@ -504,3 +504,616 @@ async fn control_characters_from_the_server_are_escaped() {
     assert!(!stdout.contains('\u{1b}'), "{stdout:?}");
     fail_line(&stdout, "evil\\u{1b}[2J");
 }
+
+/// Runs `skillpub` with the arguments and environment changes; returns whether it exited 0,
+/// stdout and stderr.
+async fn skillpub_with(args: &[&str], env: &[(&str, Option<&str>)]) -> (bool, String, String) {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_skillpub"));
+    command.args(args).kill_on_drop(true);
+    for (name, value) in env {
+        match value {
+            Some(value) => command.env(name, value),
+            None => command.env_remove(name),
+        };
+    }
+    let output = command.output().await.unwrap();
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// Serves a site whose only entry is this archive and checks it within `--max-time 60`;
+/// returns the output and how long the check took.
+async fn check_hostile(archive: Vec<u8>, content_type: &'static str, suffix: &str) -> String {
+    let site = archive_site(archive, content_type, suffix);
+    let started = std::time::Instant::now();
+    let (passed, stdout) = check_site(site, &["--max-time", "60"]).await;
+    assert!(!passed, "{stdout}");
+    // Checked in one pass, the archive is refused at once; the quadratic checks took minutes.
+    assert!(started.elapsed() < Duration::from_secs(30), "{stdout}");
+    stdout
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_link_target_of_a_million_segments_is_refused_at_once() {
+    let gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    let mut tar = tar::Builder::new(gzip);
+    let mut header = tar::Header::new_gnu();
+    header.set_size(SKILL_MD.len() as u64);
+    header.set_mode(0o644);
+    header.set_cksum();
+    tar.append_data(&mut header, "SKILL.md", SKILL_MD.as_bytes())
+        .unwrap();
+    let mut header = tar::Header::new_gnu();
+    header.set_entry_type(tar::EntryType::Symlink);
+    header.set_size(0);
+    tar.append_link(&mut header, "references/l", "a/".repeat(1_000_000))
+        .unwrap();
+    let archive = tar.into_inner().unwrap().finish().unwrap();
+    assert!(archive.len() < 10_000, "{}", archive.len());
+    let stdout = check_hostile(archive, "application/gzip", ".tar.gz").await;
+    fail_line(
+        &stdout,
+        "entry `references/l` is a link whose target has 2000000 bytes, more than the 4096 allowed",
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_path_of_a_million_segments_behind_a_link_is_refused_at_once() {
+    let gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    let mut tar = tar::Builder::new(gzip);
+    let file = |tar: &mut tar::Builder<_>, path: &str, bytes: &[u8]| {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(bytes.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        tar.append_data(&mut header, path, bytes).unwrap();
+    };
+    file(&mut tar, "SKILL.md", SKILL_MD.as_bytes());
+    let mut header = tar::Header::new_gnu();
+    header.set_entry_type(tar::EntryType::Symlink);
+    header.set_size(0);
+    tar.append_link(&mut header, "x", "SKILL.md").unwrap();
+    file(&mut tar, &format!("{}f.md", "a/".repeat(1_000_000)), b"x");
+    let archive = tar.into_inner().unwrap().finish().unwrap();
+    assert!(archive.len() < 10_000, "{}", archive.len());
+    let stdout = check_hostile(archive, "application/gzip", ".tar.gz").await;
+    fail_line(
+        &stdout,
+        "has a path of 2000004 bytes, more than the 4096 allowed",
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_zip_of_deep_paths_behind_a_link_is_refused_at_once() {
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default();
+    zip.start_file("SKILL.md", options).unwrap();
+    zip.write_all(SKILL_MD.as_bytes()).unwrap();
+    zip.add_symlink("x", "SKILL.md", options).unwrap();
+    for at in 0..20 {
+        zip.start_file(format!("{}f{at}.md", "a/".repeat(32_000)), options)
+            .unwrap();
+        zip.write_all(b"x").unwrap();
+    }
+    let archive = zip.finish().unwrap().into_inner();
+    let stdout = check_hostile(archive, "application/zip", ".zip").await;
+    fail_line(
+        &stdout,
+        "has a path of 64005 bytes, more than the 4096 allowed",
+    );
+}
+
+/// A site whose index lists `count` `skill-md` entries `s0`, `s1`, ...; each GET or HEAD of
+/// a skill waits `delay(position)` before answering (forever when `None`). Returns the
+/// address and the most requests for skills that were in flight at once.
+async fn slow_site(
+    count: usize,
+    delay: impl Fn(usize) -> Option<Duration> + Send + Sync + 'static,
+) -> (SocketAddr, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let skill_md = |at: usize| SKILL_MD.replace("greeting", &format!("s{at}"));
+    let entries: Vec<String> = (0..count)
+        .map(|at| {
+            entry(
+                &format!("s{at}"),
+                "skill-md",
+                "Greets the user by name.",
+                &format!("/.well-known/agent-skills/s{at}/SKILL.md"),
+                skill_md(at).as_bytes(),
+            )
+        })
+        .collect();
+    let index = index(&entries.join(","));
+    let in_flight = Arc::new(AtomicUsize::new(0));
+    let most = Arc::new(AtomicUsize::new(0));
+    let delay = Arc::new(delay);
+    let (flying, highest) = (in_flight.clone(), most.clone());
+    let app = Router::new().fallback(move |request: Request<Body>| {
+        let (index, delay, flying, highest) = (
+            index.clone(),
+            delay.clone(),
+            flying.clone(),
+            highest.clone(),
+        );
+        async move {
+            let path = request.uri().path().to_owned();
+            let head = request.method() == Method::HEAD;
+            let answer = |content_type: &'static str, body: String| {
+                let length = body.len();
+                let mut response =
+                    Response::new(Body::from(if head { String::new() } else { body }));
+                let headers = response.headers_mut();
+                headers.insert("content-type", HeaderValue::from_static(content_type));
+                headers.insert("content-length", HeaderValue::from(length));
+                response
+            };
+            if path == INDEX {
+                return answer("application/json", index);
+            }
+            let skill = path
+                .strip_prefix("/.well-known/agent-skills/s")
+                .and_then(|rest| rest.strip_suffix("/SKILL.md"))
+                .and_then(|at| at.parse::<usize>().ok());
+            let Some(at) = skill else {
+                let mut response = answer("text/plain", "not found".into());
+                *response.status_mut() = StatusCode::NOT_FOUND;
+                return response;
+            };
+            let now = flying.fetch_add(1, Ordering::SeqCst) + 1;
+            highest.fetch_max(now, Ordering::SeqCst);
+            match delay(at) {
+                Some(delay) => tokio::time::sleep(delay).await,
+                None => std::future::pending::<()>().await,
+            }
+            flying.fetch_sub(1, Ordering::SeqCst);
+            answer(
+                "text/markdown; charset=utf-8",
+                SKILL_MD.replace("greeting", &format!("s{at}")),
+            )
+        }
+    });
+    (serve(app).await, most)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn max_time_bounds_a_run_of_stalled_entries() {
+    let (addr, _) = slow_site(20, |_| None).await;
+    let started = std::time::Instant::now();
+    let (passed, stdout) = check(addr, &["--timeout", "2", "--max-time", "4"]).await;
+    let took = started.elapsed();
+    assert!(!passed);
+    // Twenty stalled entries took 20 x --timeout (40 s) one after the other.
+    assert!(took < Duration::from_secs(15), "{took:?}\n{stdout}");
+    fail_line(&stdout, "s0: GET failed: ");
+    fail_line(&stdout, "downloads started, so they were not checked");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn entries_are_fetched_a_few_at_a_time_and_reported_in_index_order() {
+    // The first entries answer last.
+    let count = 12;
+    let (addr, most) = slow_site(count, move |at| {
+        Some(Duration::from_millis(50 * (count - at) as u64))
+    })
+    .await;
+    let (passed, stdout) = check(addr, &[]).await;
+    assert!(passed, "{stdout}");
+    let most = most.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(
+        (2..=skillpub_client::CONCURRENT_FETCHES).contains(&most),
+        "{most} requests at once"
+    );
+    let order: Vec<&str> = stdout
+        .lines()
+        .filter(|line| line.contains(": entry is valid"))
+        .map(|line| line[6..].split(':').next().unwrap())
+        .collect();
+    let expected: Vec<String> = (0..count).map(|at| format!("s{at}")).collect();
+    assert_eq!(order, expected, "{stdout}");
+    let first_of_s1 = stdout.find("s1: entry is valid").unwrap();
+    let last_of_s0 = stdout.rfind("s0: ").unwrap();
+    assert!(
+        last_of_s0 < first_of_s1,
+        "the lines of one entry stay together:\n{stdout}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_numeric_flag_value_panics() {
+    let addr = serve(skillpub_axum::router(
+        Catalog::new([Skill::from_static(SKILL_MD)]).unwrap(),
+    ))
+    .await;
+    let url = format!("http://{addr}");
+    for flags in [
+        ["--timeout", "18446744073709551615"],
+        ["--max-time", "18446744073709551615"],
+        ["--timeout", "99999999999999999999999999"],
+        ["--max-size", "99999999999999999999999999"],
+    ] {
+        let (passed, stdout, stderr) =
+            skillpub_with(&["check", &url, flags[0], flags[1]], &[]).await;
+        assert!(passed, "{flags:?}: {stdout}{stderr}");
+        assert!(!stderr.contains("panicked"), "{flags:?}: {stderr}");
+    }
+    for (flags, message) in [
+        (
+            ["--timeout", "0"],
+            "0 seconds would stop every request at once",
+        ),
+        (
+            ["--max-time", "0"],
+            "0 seconds would stop every request at once",
+        ),
+        (["--timeout", "-1"], "`-1` is not a whole number"),
+        (["--max-size", "1e9"], "`1e9` is not a whole number"),
+    ] {
+        let flag = format!("{}={}", flags[0], flags[1]);
+        let (passed, _, stderr) = skillpub_with(&["check", &url, &flag], &[]).await;
+        assert!(!passed);
+        assert!(stderr.contains(message), "{flags:?}: {stderr}");
+        assert!(stderr.contains(flags[0]), "{flags:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{flags:?}: {stderr}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bidi_and_invisible_characters_from_the_server_are_escaped() {
+    let evil = "\u{202e}exe.\u{200b}tab\u{2066}";
+    let entries = format!(
+        r#"{},{{"name":"{evil}","type":"skill-md","description":"d","url":"x","digest":"sha256:00"}}"#,
+        entry(
+            "greeting",
+            "skill-md",
+            "Greets the user by name.",
+            SKILL,
+            SKILL_MD.as_bytes()
+        ),
+    );
+    let mut site = good_site();
+    site.routes[0].1 = ok("application/json", index(&entries));
+    let (passed, stdout) = check_site(site, &[]).await;
+    assert!(!passed);
+    for hidden in ['\u{202e}', '\u{200b}', '\u{2066}'] {
+        assert!(!stdout.contains(hidden), "{hidden:?} in {stdout:?}");
+    }
+    fail_line(&stdout, "\\u{202e}exe.\\u{200b}tab\\u{2066}: `name`");
+}
+
+/// What the proxy was asked to tunnel to.
+type Asked = std::sync::Arc<std::sync::Mutex<Vec<String>>>;
+
+/// A tiny HTTP CONNECT proxy on 127.0.0.1 (what ureq uses for `HTTP_PROXY`) that tunnels
+/// every connection to `upstream`, whatever host it is asked for, and records the targets.
+async fn connect_proxy(upstream: SocketAddr) -> (SocketAddr, Asked) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let asked = Asked::default();
+    let log = asked.clone();
+    tokio::spawn(async move {
+        while let Ok((mut client, _)) = listener.accept().await {
+            let log = log.clone();
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut byte = [0_u8; 1];
+                while !head.ends_with(b"\r\n\r\n") {
+                    if client.read(&mut byte).await.unwrap_or(0) == 0 {
+                        return;
+                    }
+                    head.push(byte[0]);
+                }
+                let head = String::from_utf8_lossy(&head);
+                let target = head
+                    .strip_prefix("CONNECT ")
+                    .and_then(|rest| rest.split(' ').next())
+                    .unwrap_or_default();
+                log.lock().unwrap().push(target.to_owned());
+                let Ok(mut server) = tokio::net::TcpStream::connect(upstream).await else {
+                    return;
+                };
+                let established = b"HTTP/1.1 200 Connection established\r\n\r\n";
+                if client.write_all(established).await.is_ok() {
+                    let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                }
+            });
+        }
+    });
+    (addr, asked)
+}
+
+/// The environment of a `skillpub` run whose only proxy is `proxy`.
+fn proxy_env(proxy: &str) -> Vec<(&'static str, Option<&str>)> {
+    let mut env: Vec<(&str, Option<&str>)> = [
+        "ALL_PROXY",
+        "all_proxy",
+        "HTTPS_PROXY",
+        "https_proxy",
+        "http_proxy",
+        "NO_PROXY",
+        "no_proxy",
+    ]
+    .into_iter()
+    .map(|name| (name, None))
+    .collect();
+    env.push(("HTTP_PROXY", Some(proxy)));
+    env
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_proxy_on_loopback_reaches_a_public_name() {
+    let catalog = Catalog::new([Skill::from_static(SKILL_MD)]).unwrap();
+    let site = serve(skillpub_axum::router(catalog)).await;
+    let (proxy, asked) = connect_proxy(site).await;
+    let proxy = format!("http://{proxy}");
+    let (passed, stdout, stderr) =
+        skillpub_with(&["check", "http://skills.example.com"], &proxy_env(&proxy)).await;
+    assert!(passed, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("greeting: digest sha256:"),
+        "the skill came through the proxy:\n{stdout}"
+    );
+    let asked = asked.lock().unwrap();
+    assert!(!asked.is_empty());
+    assert!(
+        asked.iter().all(|target| target == "skills.example.com:80"),
+        "{asked:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn through_a_proxy_a_private_target_is_still_refused_by_name() {
+    let mut redirect = ok("text/plain", "");
+    redirect.status = StatusCode::FOUND;
+    redirect.location = Some("http://127.0.0.1:9/SKILL.md".to_owned());
+    let mut site = good_site();
+    site.routes[1].1 = redirect;
+    let (proxy, asked) = connect_proxy(serve(site.router()).await).await;
+    let proxy = format!("http://{proxy}");
+    let (passed, stdout, _) =
+        skillpub_with(&["check", "http://skills.example.com"], &proxy_env(&proxy)).await;
+    assert!(!passed);
+    fail_line(
+        &stdout,
+        "greeting: GET failed: `http://127.0.0.1:9/SKILL.md` is on a local or private host",
+    );
+    let asked = asked.lock().unwrap();
+    assert!(
+        asked.iter().all(|target| target == "skills.example.com:80"),
+        "the proxy was never asked for the private target: {asked:?}"
+    );
+}
+
+/// One artifact of a site that negotiates content codings.
+#[derive(Clone)]
+struct Negotiated {
+    path: String,
+    content_type: &'static str,
+    bytes: Vec<u8>,
+    /// The `Content-Encoding` sent to a request whose `Accept-Encoding` lists it (`identity`
+    /// is sent as it is, with the header).
+    coding: Option<&'static str>,
+    /// Whether the coded answer keeps the plain answer's strong `ETag` (the defect).
+    shared_etag: bool,
+}
+
+fn encode(coding: &str, bytes: &[u8]) -> Vec<u8> {
+    match coding {
+        "gzip" => {
+            let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+            gzip.write_all(bytes).unwrap();
+            gzip.finish().unwrap()
+        }
+        "br" => {
+            let mut encoded = Vec::new();
+            let mut br = brotli::CompressorWriter::new(&mut encoded, 4096, 9, 22);
+            br.write_all(bytes).unwrap();
+            drop(br);
+            encoded
+        }
+        _ => bytes.to_vec(),
+    }
+}
+
+/// Serves the artifacts with strong ETags, 304 for a matching If-None-Match, HEAD like GET,
+/// and the coding of each artifact for requests that accept it; anything else is a 404.
+async fn negotiating_site(artifacts: Vec<Negotiated>) -> SocketAddr {
+    let app = Router::new().fallback(move |request: Request<Body>| {
+        let artifacts = artifacts.clone();
+        async move {
+            let accepts = |coding: &str| {
+                request
+                    .headers()
+                    .get("accept-encoding")
+                    .and_then(|value| value.to_str().ok())
+                    .is_some_and(|value| value.split(',').any(|c| c.trim() == coding))
+            };
+            let Some(artifact) = artifacts.iter().find(|a| a.path == request.uri().path()) else {
+                let mut response = Response::new(Body::from("not found"));
+                *response.status_mut() = StatusCode::NOT_FOUND;
+                return response;
+            };
+            let plain_etag = format!("\"{}\"", Digest::of(&artifact.bytes));
+            let coding = artifact.coding.filter(|c| *c == "identity" || accepts(c));
+            let (bytes, etag) = match coding {
+                Some(coding) if !artifact.shared_etag && coding != "identity" => (
+                    encode(coding, &artifact.bytes),
+                    plain_etag.replace("\"sha256:", &format!("\"{coding}-sha256:")),
+                ),
+                Some(coding) => (encode(coding, &artifact.bytes), plain_etag),
+                None => (artifact.bytes.clone(), plain_etag),
+            };
+            let not_modified = request
+                .headers()
+                .get("if-none-match")
+                .is_some_and(|value| value.as_bytes() == etag.as_bytes());
+            let head = request.method() == Method::HEAD;
+            let length = bytes.len();
+            let mut response = Response::new(Body::from(if head || not_modified {
+                Vec::new()
+            } else {
+                bytes
+            }));
+            let headers = response.headers_mut();
+            headers.insert("etag", HeaderValue::from_str(&etag).unwrap());
+            headers.insert("vary", HeaderValue::from_static("accept-encoding"));
+            if not_modified {
+                *response.status_mut() = StatusCode::NOT_MODIFIED;
+                return response;
+            }
+            headers.insert(
+                "content-type",
+                HeaderValue::from_static(artifact.content_type),
+            );
+            headers.insert("content-length", HeaderValue::from(length));
+            if let Some(coding) = coding {
+                headers.insert("content-encoding", HeaderValue::from_static(coding));
+            }
+            response
+        }
+    });
+    serve(app).await
+}
+
+/// The index and the `SKILL.md` of the one-skill site, each with its coding.
+fn negotiated_skill(
+    index_coding: Option<&'static str>,
+    skill_coding: Option<&'static str>,
+    shared_etag: bool,
+) -> Vec<Negotiated> {
+    let entry = entry(
+        "greeting",
+        "skill-md",
+        "Greets the user by name.",
+        SKILL,
+        SKILL_MD.as_bytes(),
+    );
+    vec![
+        Negotiated {
+            path: INDEX.to_owned(),
+            content_type: "application/json",
+            bytes: index(&entry).into_bytes(),
+            coding: index_coding,
+            shared_etag,
+        },
+        Negotiated {
+            path: SKILL.to_owned(),
+            content_type: "text/markdown; charset=utf-8",
+            bytes: SKILL_MD.as_bytes().to_vec(),
+            coding: skill_coding,
+            shared_etag,
+        },
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_strong_etag_on_gzip_and_plain_bytes_fails() {
+    let addr = negotiating_site(negotiated_skill(Some("gzip"), None, true)).await;
+    let (passed, stdout) = check(addr, &[]).await;
+    assert!(!passed);
+    fail_line(
+        &stdout,
+        "index: the gzip-encoded answer and the answer without Accept-Encoding carry the same strong ETag",
+    );
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("FAIL")).count(),
+        1,
+        "{stdout}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn codings_with_their_own_etags_pass_and_digests_cover_the_decoded_bytes() {
+    let addr = negotiating_site(negotiated_skill(Some("gzip"), Some("br"), false)).await;
+    let (passed, stdout) = check(addr, &[]).await;
+    assert!(passed, "{stdout}");
+    for line in [
+        "ok    index: Content-Encoding gzip with its own ETag \"gzip-sha256:",
+        "ok    greeting: Content-Encoding br with its own ETag \"br-sha256:",
+        "ok    greeting: digest sha256:",
+        "ok    site: ETag \"gzip-sha256:",
+    ] {
+        assert!(stdout.contains(line), "{line}\n{stdout}");
+    }
+}
+
+/// A site whose one skill is this archive, served with this coding when accepted.
+fn negotiated_archive(archive: Vec<u8>, coding: &'static str) -> Vec<Negotiated> {
+    let url = "/.well-known/agent-skills/greeting.tar.gz";
+    let entry = entry(
+        "greeting",
+        "archive",
+        "Greets the user by name.",
+        url,
+        &archive,
+    );
+    vec![
+        Negotiated {
+            path: INDEX.to_owned(),
+            content_type: "application/json",
+            bytes: index(&entry).into_bytes(),
+            coding: None,
+            shared_etag: false,
+        },
+        Negotiated {
+            path: url.to_owned(),
+            content_type: "application/gzip",
+            bytes: archive,
+            coding: Some(coding),
+            shared_etag: false,
+        },
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_archive_sent_content_encoded_fails_and_identity_is_no_encoding() {
+    let archive = tar_gz(&[("SKILL.md", SKILL_MD.as_bytes())], None);
+    let addr = negotiating_site(negotiated_archive(archive.clone(), "gzip")).await;
+    let (passed, stdout) = check(addr, &[]).await;
+    assert!(!passed);
+    fail_line(
+        &stdout,
+        "greeting: the archive arrives with Content-Encoding: gzip",
+    );
+    assert!(
+        stdout.contains("ok    greeting: digest sha256:"),
+        "the digest is checked on the decoded bytes:\n{stdout}"
+    );
+
+    let addr = negotiating_site(negotiated_archive(archive, "identity")).await;
+    let (passed, stdout) = check(addr, &[]).await;
+    assert!(passed, "{stdout}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_site_under_a_prefix_is_checked_under_it() {
+    let catalog = Catalog::builder()
+        .url_style(skillpub_core::UrlStyle::Relative)
+        .skill(Skill::from_static(SKILL_MD))
+        .build()
+        .unwrap();
+    // Outside the prefix, the app answers every path with its page: a probe that left the
+    // prefix would see a 200 for a missing skill.
+    let app = Router::new()
+        .nest("/tenant", skillpub_axum::router(catalog))
+        .fallback(|| async { axum::response::Html("<html>app</html>") });
+    let addr = serve(app).await;
+    for target in [
+        format!("http://{addr}/tenant"),
+        format!("http://{addr}/tenant/"),
+    ] {
+        let (passed, stdout) = skillpub(&["check", &target]).await;
+        assert!(passed, "{target}\n{stdout}");
+        let url = format!(
+            "url resolves to http://{addr}/tenant/.well-known/agent-skills/greeting/SKILL.md"
+        );
+        assert!(stdout.contains(&url), "{stdout}");
+        assert!(stdout.contains("ok    site: a skill that does not exist answers 404"));
+    }
+    let (passed, stdout) = check(addr, &[]).await;
+    assert!(!passed, "the root has no index:\n{stdout}");
+}

@@ -1,20 +1,39 @@
 //! The client a host uses: discover an index, fetch an entry's artifact, verify it before
 //! anything else, unpack it safely and validate the skill.
 
+use std::time::Instant;
+
 use http::{Method, StatusCode};
 use skillpub_core::{Catalog, Digest, Errors, Frontmatter, INDEX_PATH, SKILL_MD, Skill};
 use url::Url;
 
-use crate::fetch::{FetchError, Fetched, Limits, Policy, Transport, send};
+use crate::fetch::{ACCEPT_ENCODING, FetchError, Fetched, Limits, Policy, Transport, send};
 use crate::index::{self, ArtifactKind, Entry, Index, IndexError};
 use crate::unpack::{self, UnpackError, UnpackedFile};
 
 /// A strict discovery client over a transport.
+///
+/// Cloning is cheap when the transport's is ([`HttpTransport`](crate::HttpTransport) shares
+/// its connection pool), so a client with a deadline for one call is a clone away:
+///
+/// ```no_run
+/// use std::time::{Duration, Instant};
+/// use skillpub_client::{Client, HttpTransport};
+///
+/// let client = Client::new(HttpTransport::new(Duration::from_secs(10)));
+/// // Everything this call does, redirects, downloads and unpacking included, ends in 30 s.
+/// let index = client
+///     .clone()
+///     .with_deadline(Instant::now() + Duration::from_secs(30))
+///     .discover("https://example.com")?;
+/// # Ok::<(), skillpub_client::ClientError>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Client<T> {
     transport: T,
     policy: Policy,
     limits: Limits,
+    deadline: Option<Instant>,
 }
 
 /// Why a skill or an index could not be used. Each names what it is about.
@@ -107,7 +126,36 @@ impl<T: Transport> Client<T> {
             transport,
             policy: Policy::default(),
             limits: Limits::default(),
+            deadline: None,
         }
+    }
+
+    /// Sets a deadline for everything done through this client: every request and redirect
+    /// hop, every body read and every archive unpacked ends by then, or fails with
+    /// [`FetchError::Deadline`] or [`UnpackError::Deadline`]. Without one (the default), each
+    /// request is bounded by the transport's timeout only.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// use skillpub_client::{Client, ClientError, FetchError, HttpTransport};
+    ///
+    /// let client = Client::new(HttpTransport::new(Duration::from_secs(10)))
+    ///     .with_deadline(Instant::now());
+    /// let error = client.discover("https://example.com").unwrap_err();
+    /// assert!(matches!(error, ClientError::Fetch(FetchError::Deadline(_))));
+    /// ```
+    #[must_use]
+    pub fn with_deadline(mut self, deadline: Instant) -> Self {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    /// The deadline in force, if any.
+    #[must_use]
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
     }
 
     /// Replaces the host policy (private hosts, origin allowlist).
@@ -130,7 +178,7 @@ impl<T: Transport> Client<T> {
         &self.limits
     }
 
-    /// Sends one request with the client's policy and limits, following redirects.
+    /// Sends one request with the client's policy, limits and deadline, following redirects.
     ///
     /// # Errors
     ///
@@ -148,36 +196,57 @@ impl<T: Transport> Client<T> {
             method,
             url,
             headers,
+            self.deadline,
         )
     }
 
-    /// The index URL for a target: an index URL as given, or an origin's
-    /// `/.well-known/agent-skills/index.json`.
+    /// The index URL for a target: an index URL (a path ending in `.json`) as given, or the
+    /// `.well-known/agent-skills/index.json` under the target's path, so that a site mounted
+    /// under a prefix is found there.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_client::{Client, HttpTransport};
+    ///
+    /// let index = |target| Client::<HttpTransport>::index_url(target).unwrap().to_string();
+    /// assert_eq!(index("https://example.com"), "https://example.com/.well-known/agent-skills/index.json");
+    /// assert_eq!(index("https://example.com/tenant/"), "https://example.com/tenant/.well-known/agent-skills/index.json");
+    /// assert_eq!(index("https://example.com/v1/skills.json"), "https://example.com/v1/skills.json");
+    /// ```
     ///
     /// # Errors
     ///
     /// [`ClientError::BadTarget`] when the target is not an http(s) URL.
     pub fn index_url(target: &str) -> Result<Url, ClientError> {
-        let url = Url::parse(target).map_err(|_| ClientError::BadTarget(target.to_owned()))?;
+        let mut url = Url::parse(target).map_err(|_| ClientError::BadTarget(target.to_owned()))?;
         if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
             return Err(ClientError::BadTarget(target.to_owned()));
         }
-        if url.path().ends_with(".json") {
-            Ok(url)
-        } else {
-            url.join(INDEX_PATH)
-                .map_err(|_| ClientError::BadTarget(target.to_owned()))
+        url.set_fragment(None);
+        if !url.path().ends_with(".json") {
+            let prefix = url.path().trim_end_matches('/').to_owned();
+            url.set_path(&format!("{prefix}{INDEX_PATH}"));
         }
+        Ok(url)
     }
 
-    /// Fetches and parses the index of a target (an origin or an index URL).
+    /// Fetches and parses the index of a target (an origin, an origin with a path prefix, or
+    /// an index URL; see [`index_url`](Self::index_url)).
     ///
     /// # Errors
     ///
     /// When the index cannot be fetched or used at all.
     pub fn discover(&self, target: &str) -> Result<Index, ClientError> {
         let url = Self::index_url(target)?;
-        let response = self.request(&Method::GET, &url, &[("accept", "application/json")])?;
+        let response = self.request(
+            &Method::GET,
+            &url,
+            &[
+                ("accept", "application/json"),
+                ("accept-encoding", ACCEPT_ENCODING),
+            ],
+        )?;
         if response.status != StatusCode::OK {
             return Err(ClientError::Status {
                 url: response.url.to_string(),
@@ -190,14 +259,19 @@ impl<T: Transport> Client<T> {
         })
     }
 
-    /// Fetches an entry's artifact, checks its digest before using a byte of it, unpacks an
-    /// archive within the limits, and validates the skill (its name must equal the entry's).
+    /// Fetches an entry's artifact (sending [`ACCEPT_ENCODING`](crate::ACCEPT_ENCODING)),
+    /// checks the digest of the decoded body before using a byte of it, unpacks an archive
+    /// within the limits, and validates the skill (its name must equal the entry's).
     ///
     /// # Errors
     ///
     /// See [`ClientError`]; a digest mismatch is [`ClientError::DigestMismatch`].
     pub fn fetch(&self, entry: &Entry) -> Result<FetchedSkill, ClientError> {
-        let response = self.request(&Method::GET, &entry.url, &[])?;
+        let response = self.request(
+            &Method::GET,
+            &entry.url,
+            &[("accept-encoding", ACCEPT_ENCODING)],
+        )?;
         self.verify(entry, response)
     }
 
@@ -235,16 +309,11 @@ impl<T: Transport> Client<T> {
                     skill: entry.name.clone(),
                     url: response.url.to_string(),
                 })?;
-                let unpacked = unpack::unpack(
-                    format,
-                    &response.body,
-                    self.limits.max_unpacked,
-                    self.limits.max_files,
-                )
-                .map_err(|error| ClientError::Unpack {
-                    skill: entry.name.clone(),
-                    error,
-                })?;
+                let unpacked = unpack::unpack(format, &response.body, &self.limits, self.deadline)
+                    .map_err(|error| ClientError::Unpack {
+                        skill: entry.name.clone(),
+                        error,
+                    })?;
                 let (skill_md, files): (Vec<_>, Vec<_>) = unpacked
                     .files
                     .into_iter()

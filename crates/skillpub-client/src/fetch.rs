@@ -2,9 +2,10 @@
 //! what a fetch returns.
 
 use std::io::Read;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use http::{HeaderMap, Method, StatusCode};
+use skillpub_core::Digest;
 use url::Url;
 
 /// Default cap on one response body, after any `Content-Encoding` is removed: 50 MiB.
@@ -17,6 +18,13 @@ pub const DEFAULT_MAX_FILES: usize = 1_000;
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(15);
 /// Most redirects followed for one request.
 pub const MAX_REDIRECTS: usize = 10;
+/// Longest timeout or time limit honoured (about 136 years): longer ones, `Duration::MAX`
+/// included, are cut to it, so that adding one to the clock cannot overflow.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(u32::MAX as u64);
+/// The `Accept-Encoding` a client sends: every coding it removes, as Node's `fetch` sends.
+pub const ACCEPT_ENCODING: &str = "gzip, deflate, br";
+/// Most content codings removed from one body (`Content-Encoding: gzip, br` is two).
+pub const MAX_CODINGS: usize = 2;
 
 /// Limits on what a fetch may cost.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,9 +59,62 @@ pub struct Fetched {
     pub headers: HeaderMap,
     /// The body, decoded (empty for `HEAD`).
     pub body: Vec<u8>,
+    /// The SHA-256 of the body as it came over the wire, when a content coding was removed;
+    /// `None` when `body` is as sent. See [`wire_digest`](Self::wire_digest).
+    pub encoded_digest: Option<Digest>,
 }
 
 impl Fetched {
+    /// The content codings the server applied, lowercased and in order, `identity` left out
+    /// (it is no coding): empty when the body came as it is.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use http::{HeaderMap, HeaderValue, StatusCode};
+    /// use skillpub_client::Fetched;
+    ///
+    /// let mut headers = HeaderMap::new();
+    /// headers.insert("content-encoding", HeaderValue::from_static("identity"));
+    /// let fetched = Fetched {
+    ///     url: "https://example.com/".parse().unwrap(),
+    ///     status: StatusCode::OK,
+    ///     headers,
+    ///     body: Vec::new(),
+    ///     encoded_digest: None,
+    /// };
+    /// assert!(fetched.codings().is_empty());
+    /// ```
+    #[must_use]
+    pub fn codings(&self) -> Vec<String> {
+        codings(&self.headers)
+    }
+
+    /// The SHA-256 of the body as it came over the wire, before any content coding was
+    /// removed: two answers under one strong `ETag` must have the same.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use http::{HeaderMap, StatusCode};
+    /// use skillpub_client::Fetched;
+    /// use skillpub_core::Digest;
+    ///
+    /// let fetched = Fetched {
+    ///     url: "https://example.com/".parse().unwrap(),
+    ///     status: StatusCode::OK,
+    ///     headers: HeaderMap::new(),
+    ///     body: b"abc".to_vec(),
+    ///     encoded_digest: None,
+    /// };
+    /// assert_eq!(fetched.wire_digest(), Digest::of(b"abc"));
+    /// ```
+    #[must_use]
+    pub fn wire_digest(&self) -> Digest {
+        self.encoded_digest
+            .unwrap_or_else(|| Digest::of(&self.body))
+    }
+
     /// A header as text, when present and printable.
     #[must_use]
     pub fn header(&self, name: &str) -> Option<&str> {
@@ -109,7 +170,11 @@ pub enum FetchError {
     /// No answer in time.
     #[error("`{0}` did not answer in time")]
     Timeout(String),
-    /// A `Content-Encoding` the client does not remove.
+    /// The deadline of the call or the run passed before the answer was complete.
+    #[error("`{0}` was not complete before the deadline; allow more time")]
+    Deadline(String),
+    /// A `Content-Encoding` the client does not remove, or more codings than
+    /// [`MAX_CODINGS`].
     #[error("`{url}` uses Content-Encoding `{encoding}`, which this client does not decode")]
     Encoding {
         /// The URL.
@@ -136,7 +201,8 @@ pub type RawAnswer = (StatusCode, HeaderMap, Vec<u8>);
 /// A transport sends exactly one request and does not follow redirects; [`send`] does.
 pub trait Transport {
     /// Sends one request and returns the raw answer: status, headers and the body as sent
-    /// (at most `limit` bytes; more is [`FetchError::TooLarge`]).
+    /// (at most `limit` bytes; more is [`FetchError::TooLarge`]), complete before `deadline`
+    /// when there is one (after it, [`FetchError::Deadline`]).
     ///
     /// # Errors
     ///
@@ -147,7 +213,21 @@ pub trait Transport {
         url: &Url,
         headers: &[(&str, &str)],
         limit: u64,
+        deadline: Option<Instant>,
     ) -> Result<RawAnswer, FetchError>;
+}
+
+/// The time left before `deadline`, or [`FetchError::Deadline`] for `url` when none is.
+///
+/// # Errors
+///
+/// [`FetchError::Deadline`] when the deadline has passed.
+pub(crate) fn time_left(deadline: Instant, url: &Url) -> Result<Duration, FetchError> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return Err(FetchError::Deadline(url.to_string()));
+    }
+    Ok(left)
 }
 
 /// Who may be fetched from.
@@ -189,7 +269,8 @@ impl Policy {
 }
 
 /// Sends a request, following up to [`MAX_REDIRECTS`] redirects (each hop checked against
-/// `policy`), and removes any `Content-Encoding` from the body within `limits.max_body`.
+/// `policy`), all of it before `deadline` when there is one, and removes any
+/// `Content-Encoding` from the body within `limits.max_body`.
 ///
 /// # Errors
 ///
@@ -201,12 +282,16 @@ pub fn send(
     method: &Method,
     url: &Url,
     headers: &[(&str, &str)],
+    deadline: Option<Instant>,
 ) -> Result<Fetched, FetchError> {
     let mut current = url.clone();
     for _ in 0..=MAX_REDIRECTS {
         policy.permit(&current)?;
+        if let Some(deadline) = deadline {
+            time_left(deadline, &current)?;
+        }
         let (status, response_headers, body) =
-            transport.send_once(method, &current, headers, limits.max_body)?;
+            transport.send_once(method, &current, headers, limits.max_body, deadline)?;
         if status.is_redirection() && status != StatusCode::NOT_MODIFIED {
             let location = response_headers
                 .get(http::header::LOCATION)
@@ -221,16 +306,19 @@ pub fn send(
         let bodiless = method == Method::HEAD
             || matches!(status, StatusCode::NO_CONTENT | StatusCode::NOT_MODIFIED)
             || body.is_empty();
-        let body = if bodiless {
-            body
-        } else {
+        let coded = !bodiless && !codings(&response_headers).is_empty();
+        let encoded_digest = coded.then(|| Digest::of(&body));
+        let body = if coded {
             decode(&current, &response_headers, body, limits.max_body)?
+        } else {
+            body
         };
         return Ok(Fetched {
             url: current,
             status,
             headers: response_headers,
             body,
+            encoded_digest,
         });
     }
     Err(FetchError::TooManyRedirects {
@@ -239,42 +327,66 @@ pub fn send(
     })
 }
 
-/// Removes `Content-Encoding: gzip` (or `x-gzip`, `deflate`); `identity` is nothing to remove.
+/// The codings of a `Content-Encoding` header, lowercased, in the order they were applied,
+/// without `identity`.
+fn codings(headers: &HeaderMap) -> Vec<String> {
+    headers
+        .get_all(http::header::CONTENT_ENCODING)
+        .iter()
+        .flat_map(|value| value.to_str().unwrap_or("?").split(','))
+        .map(|coding| coding.trim().to_ascii_lowercase())
+        .filter(|coding| !coding.is_empty() && coding != "identity")
+        .collect()
+}
+
+/// Removes every content coding (`gzip` or `x-gzip`, `deflate`, `br`), last applied first,
+/// each output bounded by `limit`; `identity` is nothing to remove.
 fn decode(
     url: &Url,
     headers: &HeaderMap,
     body: Vec<u8>,
     limit: u64,
 ) -> Result<Vec<u8>, FetchError> {
-    let Some(encoding) = headers.get(http::header::CONTENT_ENCODING) else {
-        return Ok(body);
-    };
-    let encoding = encoding
-        .to_str()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase();
-    let reader: Box<dyn Read> = match encoding.as_str() {
-        "" | "identity" => return Ok(body),
-        "gzip" | "x-gzip" => Box::new(flate2::read::MultiGzDecoder::new(&body[..])),
-        "deflate" => Box::new(flate2::read::ZlibDecoder::new(&body[..])),
-        _ => {
-            return Err(FetchError::Encoding {
+    let codings = codings(headers);
+    if codings.len() > MAX_CODINGS {
+        return Err(FetchError::Encoding {
+            url: url.to_string(),
+            encoding: codings.join(", "),
+        });
+    }
+    codings.into_iter().rev().try_fold(body, |body, coding| {
+        let reader: Box<dyn Read + '_> = match coding.as_str() {
+            "gzip" | "x-gzip" => Box::new(flate2::read::MultiGzDecoder::new(&body[..])),
+            // RFC 9110 says zlib; some servers send raw deflate, which browsers accept too.
+            "deflate" if is_zlib(&body) => Box::new(flate2::read::ZlibDecoder::new(&body[..])),
+            "deflate" => Box::new(flate2::read::DeflateDecoder::new(&body[..])),
+            "br" => Box::new(brotli_decompressor::Decompressor::new(&body[..], 4096)),
+            _ => {
+                return Err(FetchError::Encoding {
+                    url: url.to_string(),
+                    encoding: coding,
+                });
+            }
+        };
+        read_limited(reader, limit).map_err(|error| match error {
+            Limited::Over => FetchError::TooLarge {
                 url: url.to_string(),
-                encoding,
-            });
-        }
-    };
-    read_limited(reader, limit).map_err(|error| match error {
-        Limited::Over => FetchError::TooLarge {
-            url: url.to_string(),
-            limit,
-        },
-        Limited::Io(message) => FetchError::Transport {
-            url: url.to_string(),
-            message: format!("the {encoding} body is corrupt: {message}"),
-        },
+                limit,
+            },
+            Limited::Io(message) => FetchError::Transport {
+                url: url.to_string(),
+                message: format!("the {coding} body is corrupt: {message}"),
+            },
+        })
     })
+}
+
+/// Whether a body starts with a zlib header (RFC 1950: deflate method, check bits).
+fn is_zlib(body: &[u8]) -> bool {
+    match body {
+        [cmf, flg, ..] => cmf & 0x0f == 8 && (u16::from(*cmf) << 8 | u16::from(*flg)) % 31 == 0,
+        _ => false,
+    }
 }
 
 /// Why [`read_limited`] stopped.
@@ -296,4 +408,95 @@ pub(crate) fn read_limited(reader: impl Read, limit: u64) -> Result<Vec<u8>, Lim
         return Err(Limited::Over);
     }
     Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    const TEXT: &[u8] = b"---\nname: a\ndescription: d\n---\nSome text, some text, some text.\n";
+
+    fn headers(encoding: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            http::header::CONTENT_ENCODING,
+            encoding.parse().expect("a header value"),
+        );
+        headers
+    }
+
+    fn url() -> Url {
+        Url::parse("https://example.com/a/SKILL.md").expect("a URL")
+    }
+
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(bytes).expect("in memory");
+        encoder.finish().expect("in memory")
+    }
+
+    fn brotli(bytes: &[u8]) -> Vec<u8> {
+        let mut encoded = Vec::new();
+        let mut encoder = brotli::CompressorWriter::new(&mut encoded, 4096, 5, 22);
+        encoder.write_all(bytes).expect("in memory");
+        drop(encoder);
+        encoded
+    }
+
+    #[test]
+    fn every_accepted_coding_is_removed() {
+        let deflate = |zlib: bool| {
+            let mut out = Vec::new();
+            if zlib {
+                let mut e = flate2::write::ZlibEncoder::new(&mut out, flate2::Compression::fast());
+                e.write_all(TEXT).expect("in memory");
+                e.finish().expect("in memory");
+            } else {
+                let mut e =
+                    flate2::write::DeflateEncoder::new(&mut out, flate2::Compression::fast());
+                e.write_all(TEXT).expect("in memory");
+                e.finish().expect("in memory");
+            }
+            out
+        };
+        for (encoding, body) in [
+            ("gzip", gzip(TEXT)),
+            ("x-gzip", gzip(TEXT)),
+            ("br", brotli(TEXT)),
+            ("deflate", deflate(true)),
+            ("deflate", deflate(false)),
+            ("identity", TEXT.to_vec()),
+            ("Identity, BR", brotli(TEXT)),
+            ("gzip, br", brotli(&gzip(TEXT))),
+        ] {
+            let decoded = decode(&url(), &headers(encoding), body, 1 << 20);
+            assert_eq!(decoded.as_deref(), Ok(TEXT), "{encoding}");
+        }
+    }
+
+    #[test]
+    fn a_brotli_bomb_stops_at_the_limit() {
+        let zeros = vec![0_u8; 4 << 20];
+        let bomb = brotli(&zeros);
+        assert!(bomb.len() < 1000, "{}", bomb.len());
+        assert_eq!(
+            decode(&url(), &headers("br"), bomb, 1 << 20),
+            Err(FetchError::TooLarge {
+                url: url().to_string(),
+                limit: 1 << 20
+            })
+        );
+    }
+
+    #[test]
+    fn unknown_and_too_many_codings_are_refused() {
+        for encoding in ["zstd", "gzip, gzip, gzip", "compress"] {
+            let result = decode(&url(), &headers(encoding), b"x".to_vec(), 1 << 20);
+            assert!(
+                matches!(result, Err(FetchError::Encoding { .. })),
+                "{encoding}: {result:?}"
+            );
+        }
+    }
 }

@@ -1,30 +1,52 @@
 //! A strict Agent Skills Discovery client, and the checks behind `skillpub check`.
 //!
-//! - [`Client`] discovers an index (`/.well-known/agent-skills/index.json` of an origin, or
-//!   any index URL), follows up to ten redirects with every hop checked against a [`Policy`]
-//!   (no private hosts unless allowed, an optional origin allowlist), resolves each `url` per
-//!   RFC 3986 against the final index URL, and fetches artifacts.
-//! - Every artifact's SHA-256 is compared with the index's digest before anything else is done
-//!   with it, over the body with any `Content-Encoding` removed. A mismatch is an error naming
-//!   the skill and both digests.
+//! - [`Client`] discovers an index (`.well-known/agent-skills/index.json` under an origin and
+//!   the path it is given, such as `https://example.com/tenant`, or any index URL), follows up
+//!   to ten redirects with every hop checked against a [`Policy`] (no private hosts unless
+//!   allowed, an optional origin allowlist), resolves each `url` per RFC 3986 against the
+//!   final index URL, and fetches artifacts.
+//! - Requests send `Accept-Encoding: gzip, deflate, br` ([`ACCEPT_ENCODING`], as Node's
+//!   `fetch` does). Every artifact's SHA-256 is compared with the index's digest before
+//!   anything else is done with it, over the body with its content codings removed (each
+//!   decoded output bounded like the body; `identity` is no coding). A mismatch is an error
+//!   naming the skill and both digests.
 //! - Archives are recognised by `Content-Type`, then extension, then magic bytes, and unpacked
 //!   in memory within a size and file-count limit (50 MiB and 1,000 files by default),
-//!   refusing absolute paths, drive letters, backslashes, `..`, links that leave the folder,
-//!   devices and encrypted entries; `SKILL.md` must be at the root.
+//!   refusing absolute paths, drive letters, backslashes, `..`, links that leave the folder
+//!   or pass through another link, paths and link targets over [`MAX_PATH_LENGTH`] bytes,
+//!   devices and encrypted entries; `SKILL.md` must be at the root. Every check is linear in
+//!   the archive's size.
 //! - The fetched skill is validated with `skillpub-core`'s rules, its name against the
 //!   entry's.
-//! - [`check`] runs every check of `skillpub check` against a site through any [`Transport`].
+//! - Time: each request (each redirect hop is one), body included, ends within the transport's
+//!   timeout; [`Client::with_deadline`] bounds everything done through the client, requests
+//!   and unpacking alike. Durations are saturated at [`MAX_TIMEOUT`], never an overflow.
+//! - [`check`] runs every check of `skillpub check` against a site through any [`Transport`],
+//!   [`CONCURRENT_FETCHES`] entries at a time, and reports them in index order. Text from the
+//!   server is shown with control, bidirectional and invisible characters escaped.
 //!
 //! An index with an unknown `$schema` is refused; one without `$schema` is read as 0.1.0; an
 //! entry with an unknown `type` is skipped with a warning, and one bad entry never fails the
 //! others.
 //!
+//! # Proxies and private addresses
+//!
+//! [`HttpTransport`] uses a proxy from the environment (`ALL_PROXY`, `HTTPS_PROXY`,
+//! `HTTP_PROXY`, minus `NO_PROXY`) through `CONNECT`. The private-address guard applies to
+//! what is fetched, not to the proxy: a proxy on `127.0.0.1` works. Without a proxy, the
+//! guard refuses local and private names and IP literals before a request and every local or
+//! private address a name resolves to when connecting (DNS rebinding). Through a proxy, the
+//! proxy resolves the name, so the client can only refuse names and IP literals: a public
+//! name that resolves to a private address is for the proxy to refuse.
+//!
 //! # Example
 //!
 //! ```no_run
+//! use std::time::{Duration, Instant};
 //! use skillpub_client::{Client, HttpTransport};
 //!
-//! let client = Client::new(HttpTransport::new(std::time::Duration::from_secs(10)));
+//! let client = Client::new(HttpTransport::new(Duration::from_secs(10)))
+//!     .with_deadline(Instant::now() + Duration::from_secs(60));
 //! let index = client.discover("https://example.com")?;
 //! for entry in index.entries() {
 //!     match client.fetch(entry) {
@@ -45,15 +67,16 @@ mod index;
 pub mod testing;
 mod unpack;
 
-pub use check::{Check, CheckOptions, Progress, Report, Status, check};
+pub use check::{CONCURRENT_FETCHES, Check, CheckOptions, Progress, Report, Status, check};
 pub use client::{Client, ClientError, FetchedSkill};
 pub use fetch::{
-    DEFAULT_MAX_BODY, DEFAULT_MAX_FILES, DEFAULT_MAX_UNPACKED, DEFAULT_TIMEOUT, FetchError,
-    Fetched, Limits, MAX_REDIRECTS, Policy, RawAnswer, Transport, send,
+    ACCEPT_ENCODING, DEFAULT_MAX_BODY, DEFAULT_MAX_FILES, DEFAULT_MAX_UNPACKED, DEFAULT_TIMEOUT,
+    FetchError, Fetched, Limits, MAX_CODINGS, MAX_REDIRECTS, MAX_TIMEOUT, Policy, RawAnswer,
+    Transport, send,
 };
 #[cfg(feature = "http")]
 pub use http::HttpTransport;
 pub use index::{
     ArtifactKind, Entry, EntryProblem, Index, IndexError, LegacyEntry, Severity, Version, parse,
 };
-pub use unpack::{Format, UnpackError, Unpacked, UnpackedFile, detect, unpack};
+pub use unpack::{Format, MAX_PATH_LENGTH, UnpackError, Unpacked, UnpackedFile, detect, unpack};

@@ -22,6 +22,8 @@
 //! ```
 
 use std::fmt::Display;
+use std::sync::{Mutex, PoisonError};
+use std::time::Instant;
 
 /// The error type `http-body-util` boxes body errors into.
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -33,22 +35,43 @@ use url::Url;
 
 use crate::check::{CheckOptions, Report, check};
 use crate::client::Client;
-use crate::fetch::{FetchError, RawAnswer, Transport};
+use crate::fetch::{FetchError, RawAnswer, Transport, time_left};
 
 /// The origin the in-process checks pretend the service is served from.
 pub const TEST_ORIGIN: &str = "http://skillpub.test";
 
-/// A transport that calls a tower service instead of opening a connection.
-#[derive(Debug, Clone)]
+/// A transport that calls a tower service instead of opening a connection. It can be shared
+/// between threads (the checks fetch entries concurrently) whenever the service can be sent:
+/// each request calls a clone of it.
+#[derive(Debug)]
 pub struct ServiceTransport<S> {
-    service: S,
+    service: Mutex<S>,
     runtime: tokio::runtime::Handle,
 }
 
 impl<S> ServiceTransport<S> {
     /// Calls `service` on `runtime` (from a thread where blocking is allowed).
     pub fn new(service: S, runtime: tokio::runtime::Handle) -> Self {
-        Self { service, runtime }
+        Self {
+            service: Mutex::new(service),
+            runtime,
+        }
+    }
+}
+
+impl<S: Clone> ServiceTransport<S> {
+    /// A clone of the service, for one request.
+    fn service(&self) -> S {
+        self.service
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+impl<S: Clone> Clone for ServiceTransport<S> {
+    fn clone(&self) -> Self {
+        Self::new(self.service(), self.runtime.clone())
     }
 }
 
@@ -65,7 +88,11 @@ where
         url: &Url,
         headers: &[(&str, &str)],
         limit: u64,
+        deadline: Option<Instant>,
     ) -> Result<RawAnswer, FetchError> {
+        let left = deadline
+            .map(|deadline| time_left(deadline, url))
+            .transpose()?;
         let failed = |message: String| FetchError::Transport {
             url: url.to_string(),
             message,
@@ -84,9 +111,9 @@ where
         let request = request
             .body(String::new())
             .map_err(|e| failed(e.to_string()))?;
-        let service = self.service.clone();
+        let service = self.service();
         let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-        self.runtime.block_on(async move {
+        let answer = async move {
             let response = service
                 .oneshot(request)
                 .await
@@ -103,6 +130,14 @@ where
                 }
             })?;
             Ok((parts.status, parts.headers, bytes.to_bytes().to_vec()))
+        };
+        self.runtime.block_on(async move {
+            match left {
+                Some(left) => tokio::time::timeout(left, answer)
+                    .await
+                    .map_err(|_| FetchError::Deadline(url.to_string()))?,
+                None => answer.await,
+            }
         })
     }
 }
@@ -110,7 +145,7 @@ where
 /// Runs every check of `skillpub check` against the service, as if it were served at
 /// [`TEST_ORIGIN`].
 ///
-/// Call it from a Tokio runtime (a `#[tokio::test]`); the checks run on a blocking thread.
+/// Call it from a Tokio runtime (a `#[tokio::test]`); the checks run on blocking threads.
 ///
 /// # Panics
 ///
@@ -123,10 +158,52 @@ where
     B: http_body::Body + Send,
     B::Error: Into<BoxError>,
 {
+    check_service_at(service, "/").await
+}
+
+/// Runs every check of `skillpub check` against the service mounted under `base` (such as
+/// `/tenant` for an app that `.nest("/tenant", ...)`s the skills, or an index path such as
+/// `/v1/skills.json`), as `skillpub check http://host/tenant` would: the index is looked for
+/// under the prefix, and every probe stays under it.
+///
+/// # Example
+///
+/// ```
+/// use http::{Request, Response, StatusCode};
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+/// let seen = asked.clone();
+/// let nothing = tower::service_fn(move |request: Request<String>| {
+///     seen.lock().unwrap().push(request.uri().path().to_owned());
+///     async {
+///         let mut response = Response::new(String::new());
+///         *response.status_mut() = StatusCode::NOT_FOUND;
+///         Ok::<_, std::convert::Infallible>(response)
+///     }
+/// });
+/// let report = skillpub_client::testing::check_service_at(nothing, "/tenant").await;
+/// assert!(!report.passed());
+/// assert_eq!(asked.lock().unwrap()[0], "/tenant/.well-known/agent-skills/index.json");
+/// # });
+/// ```
+///
+/// # Panics
+///
+/// If it is not called from a Tokio runtime.
+pub async fn check_service_at<S, B>(service: S, base: &str) -> Report
+where
+    S: Service<Request<String>, Response = Response<B>> + Clone + Send + 'static,
+    S::Error: Display,
+    S::Future: Send,
+    B: http_body::Body + Send,
+    B::Error: Into<BoxError>,
+{
     let runtime = tokio::runtime::Handle::current();
+    let target = format!("{TEST_ORIGIN}/{}", base.trim_start_matches('/'));
     tokio::task::spawn_blocking(move || {
         let client = Client::new(ServiceTransport::new(service, runtime));
-        check(&client, TEST_ORIGIN, &CheckOptions::default())
+        check(&client, &target, &CheckOptions::default())
     })
     .await
     .expect("the checks do not panic")
@@ -146,6 +223,24 @@ where
     B: http_body::Body + Send,
     B::Error: Into<BoxError>,
 {
-    let report = check_service(service).await;
+    assert_conforms_at(service, "/").await;
+}
+
+/// Asserts that the service, with the skills mounted under `base` (see
+/// [`check_service_at`]), passes every check of `skillpub check`; the panic message is the
+/// whole report. With axum: `assert_conforms_at(Router::new().nest("/tenant", skills), "/tenant")`.
+///
+/// # Panics
+///
+/// When a check fails, or when not called from a Tokio runtime.
+pub async fn assert_conforms_at<S, B>(service: S, base: &str)
+where
+    S: Service<Request<String>, Response = Response<B>> + Clone + Send + 'static,
+    S::Error: Display,
+    S::Future: Send,
+    B: http_body::Body + Send,
+    B::Error: Into<BoxError>,
+{
+    let report = check_service_at(service, base).await;
     assert!(report.passed(), "the service does not conform:\n{report}");
 }

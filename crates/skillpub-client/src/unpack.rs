@@ -2,11 +2,19 @@
 //! refuse and everything that could harm the machine that unpacks it.
 //!
 //! Nothing is written to disk: files come back in memory, so a caller decides where they go.
+//! Every check is linear in the size of the archive: paths and link targets are at most
+//! [`MAX_PATH_LENGTH`] bytes, and each is compared with the archive's links in one pass over
+//! its segments.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::{Cursor, Read};
+use std::time::Instant;
 
-use crate::fetch::{Limited, read_limited};
+use crate::fetch::{Limited, Limits, read_limited};
+
+/// Longest entry path or link target accepted, in bytes (Linux's `PATH_MAX`). Longer ones are
+/// refused before their segments are looked at.
+pub const MAX_PATH_LENGTH: usize = 4096;
 
 /// Archive formats a client must support.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,6 +77,43 @@ pub enum UnpackError {
     /// No `SKILL.md` at the root.
     #[error("the archive has no SKILL.md at its root (files must not sit in a wrapper folder)")]
     NoSkillMd,
+    /// An entry path longer than [`MAX_PATH_LENGTH`].
+    #[error(
+        "entry `{start}...` has a path of {length} bytes, more than the {MAX_PATH_LENGTH} allowed"
+    )]
+    PathTooLong {
+        /// The first characters of the path.
+        start: String,
+        /// Its length in bytes.
+        length: usize,
+    },
+    /// A link target longer than [`MAX_PATH_LENGTH`].
+    #[error(
+        "entry `{path}` is a link whose target has {length} bytes, more than the {MAX_PATH_LENGTH} allowed"
+    )]
+    LinkTooLong {
+        /// The link.
+        path: String,
+        /// The length of its target in bytes.
+        length: usize,
+    },
+    /// Unpacking did not finish before the deadline.
+    #[error("unpacking did not finish before the deadline; allow more time")]
+    Deadline,
+}
+
+impl UnpackError {
+    /// A [`UnpackError::PathTooLong`] for the raw path bytes.
+    fn path_too_long(raw: &[u8]) -> Self {
+        let start: String = String::from_utf8_lossy(&raw[..raw.len().min(60)])
+            .chars()
+            .take(40)
+            .collect();
+        Self::PathTooLong {
+            start,
+            length: raw.len(),
+        }
+    }
 }
 
 /// What unpacking produced: the files, and notes about things that were tolerated.
@@ -106,9 +151,21 @@ pub fn detect(media_type: Option<&str>, url_path: &str, bytes: &[u8]) -> Option<
     None
 }
 
-/// Unpacks an archive within the limits. `max_files` counts every entry (files, folders,
-/// links); `max_unpacked` bounds the file contents, and the decompressed stream as a whole is
-/// bounded too, so metadata (long names, pax headers) cannot be a bomb either.
+/// Unpacks an archive within the limits and before the deadline, if there is one.
+///
+/// [`Limits::max_files`] counts every entry (files, folders, links);
+/// [`Limits::max_unpacked`] bounds the file contents, and the decompressed stream as a whole
+/// is bounded too, so metadata (long names, pax headers) cannot be a bomb either. Paths and
+/// link targets are at most [`MAX_PATH_LENGTH`] bytes.
+///
+/// # Example
+///
+/// ```
+/// use skillpub_client::{Format, Limits, UnpackError, unpack};
+///
+/// let not_an_archive = unpack(Format::Zip, b"PK", &Limits::default(), None);
+/// assert!(matches!(not_an_archive, Err(UnpackError::Corrupt(_))));
+/// ```
 ///
 /// # Errors
 ///
@@ -116,17 +173,20 @@ pub fn detect(media_type: Option<&str>, url_path: &str, bytes: &[u8]) -> Option<
 pub fn unpack(
     format: Format,
     bytes: &[u8],
-    max_unpacked: u64,
-    max_files: usize,
+    limits: &Limits,
+    deadline: Option<Instant>,
 ) -> Result<Unpacked, UnpackError> {
     let mut sink = Sink {
         unpacked: Unpacked::default(),
-        remaining: max_unpacked,
-        max_unpacked,
-        max_files,
+        remaining: limits.max_unpacked,
+        max_unpacked: limits.max_unpacked,
+        max_files: limits.max_files,
+        deadline,
         entries: 0,
-        links: HashSet::new(),
+        paths: HashSet::new(),
+        links: Links::default(),
         omitted_notes: 0,
+        dot_noted: false,
     };
     match format {
         Format::TarGz => unpack_tar(bytes, &mut sink)?,
@@ -157,19 +217,45 @@ struct Sink {
     remaining: u64,
     max_unpacked: u64,
     max_files: usize,
+    deadline: Option<Instant>,
     entries: usize,
-    links: HashSet<String>,
+    paths: HashSet<String>,
+    links: Links,
     omitted_notes: usize,
+    dot_noted: bool,
 }
 
 impl Sink {
-    /// Counts an entry of any kind against `max_files`.
+    /// Counts an entry of any kind against `max_files`, and stops at the deadline.
     fn count(&mut self) -> Result<(), UnpackError> {
         self.entries += 1;
         if self.entries > self.max_files {
             return Err(UnpackError::TooManyFiles(self.max_files));
         }
+        if self
+            .deadline
+            .is_some_and(|deadline| Instant::now() >= deadline)
+        {
+            return Err(UnpackError::Deadline);
+        }
         Ok(())
+    }
+
+    /// Checks an entry path (see [`clean_path`]) and notes a `./` prefix once.
+    fn clean(&mut self, raw: &[u8]) -> Result<String, UnpackError> {
+        if raw.len() > MAX_PATH_LENGTH {
+            return Err(UnpackError::path_too_long(raw));
+        }
+        let raw = String::from_utf8_lossy(raw);
+        let path = clean_path(&raw)?;
+        if raw.starts_with("./") && !self.dot_noted {
+            self.dot_noted = true;
+            self.unpacked.notes.push(
+                "entries start with `./`; some clients (skills 1.7.4) refuse such archives"
+                    .to_owned(),
+            );
+        }
+        Ok(path)
     }
 
     fn note(&mut self, note: String) {
@@ -182,10 +268,7 @@ impl Sink {
 
     /// Refuses a path that goes through a link of the archive: an extractor would follow it.
     fn through_link(&self, path: &str) -> Result<(), UnpackError> {
-        let through = path
-            .match_indices('/')
-            .any(|(at, _)| self.links.contains(&path[..at]));
-        if through {
+        if self.links.through(path) {
             return Err(UnpackError::ThroughLink(path.to_owned()));
         }
         Ok(())
@@ -196,16 +279,23 @@ impl Sink {
     fn link(
         &mut self,
         path: String,
-        target: String,
+        target: &[u8],
         relative_to_root: bool,
     ) -> Result<(), UnpackError> {
+        if target.len() > MAX_PATH_LENGTH {
+            return Err(UnpackError::LinkTooLong {
+                path,
+                length: target.len(),
+            });
+        }
+        let target = String::from_utf8_lossy(target).into_owned();
         self.through_link(&path)?;
         let from = if relative_to_root { "" } else { path.as_str() };
         if resolve(from, &target, !relative_to_root, &self.links).is_none() {
             return Err(UnpackError::LinkOutside { path, target });
         }
         self.note(format!("link `{path}` -> `{target}` was not unpacked"));
-        self.links.insert(path);
+        self.links.insert(&path);
         Ok(())
     }
 
@@ -216,7 +306,7 @@ impl Sink {
         executable: bool,
     ) -> Result<(), UnpackError> {
         self.through_link(&path)?;
-        if self.unpacked.files.iter().any(|file| file.path == path) {
+        if !self.paths.insert(path.clone()) {
             return Err(UnpackError::Duplicate(path));
         }
         let bytes = read_limited(reader, self.remaining).map_err(|error| match error {
@@ -235,7 +325,7 @@ impl Sink {
 
 /// Checks an entry path and returns it without `.` segments (possibly empty, for `./`).
 /// Refuses absolute paths, drive letters, backslashes, NUL and any `..` segment.
-fn clean_path(raw: &str, notes: &mut Vec<String>) -> Result<String, UnpackError> {
+fn clean_path(raw: &str) -> Result<String, UnpackError> {
     let traversal = || UnpackError::Traversal(raw.to_owned());
     if raw.starts_with('/')
         || raw.contains('\\')
@@ -252,33 +342,101 @@ fn clean_path(raw: &str, notes: &mut Vec<String>) -> Result<String, UnpackError>
             other => segments.push(other),
         }
     }
-    if raw.starts_with("./") && !notes.iter().any(|n| n.contains("./")) {
-        notes.push(
-            "entries start with `./`; some clients (skills 1.7.4) refuse such archives".to_owned(),
-        );
-    }
     Ok(segments.join("/"))
+}
+
+/// The links of an archive as a tree of path segments, so that a path or a link target is
+/// compared with every link in one pass over its own segments: linear, however many
+/// segments or links there are.
+#[derive(Debug, Default)]
+struct Links {
+    /// `nodes[0]` is the root of the skill folder.
+    nodes: Vec<Node>,
+}
+
+#[derive(Debug, Default)]
+struct Node {
+    children: HashMap<String, usize>,
+    link: bool,
+}
+
+impl Links {
+    fn child(&self, node: usize, segment: &str) -> Option<usize> {
+        self.nodes.get(node)?.children.get(segment).copied()
+    }
+
+    fn is_link(&self, node: usize) -> bool {
+        self.nodes.get(node).is_some_and(|node| node.link)
+    }
+
+    /// Records the link at `path` (cleaned, not empty).
+    fn insert(&mut self, path: &str) {
+        if self.nodes.is_empty() {
+            self.nodes.push(Node::default());
+        }
+        let mut node = 0;
+        for segment in path.split('/') {
+            node = match self.child(node, segment) {
+                Some(child) => child,
+                None => {
+                    self.nodes.push(Node::default());
+                    let child = self.nodes.len() - 1;
+                    self.nodes[node].children.insert(segment.to_owned(), child);
+                    child
+                }
+            };
+        }
+        self.nodes[node].link = true;
+    }
+
+    /// Whether a folder on the way to `path` (cleaned) is a link.
+    fn through(&self, path: &str) -> bool {
+        let mut node = 0;
+        let mut segments = path.split('/').peekable();
+        while let Some(segment) = segments.next() {
+            if segments.peek().is_none() {
+                return false;
+            }
+            match self.child(node, segment) {
+                Some(child) if self.is_link(child) => return true,
+                Some(child) => node = child,
+                None => return false,
+            }
+        }
+        false
+    }
 }
 
 /// Resolves a link target lexically: from the link's folder (`from_folder_of` is the link's
 /// path) or from the root. `None` when it climbs out, is absolute, or passes through one of
-/// `links` (whose own target would change where it leads).
-fn resolve(
-    from: &str,
-    target: &str,
-    from_folder_of: bool,
-    links: &HashSet<String>,
-) -> Option<String> {
+/// `links` (whose own target would change where it leads). One pass over the segments.
+fn resolve(from: &str, target: &str, from_folder_of: bool, links: &Links) -> Option<String> {
     if target.starts_with('/') || target.contains('\\') || target.as_bytes().get(1) == Some(&b':') {
         return None;
     }
-    let mut parts: Vec<&str> = if from.is_empty() {
+    /// Steps into `segment`; false when it is a link.
+    fn push<'a>(
+        parts: &mut Vec<(&'a str, Option<usize>)>,
+        segment: &'a str,
+        links: &Links,
+    ) -> bool {
+        let parent = parts.last().map_or(Some(0), |&(_, node)| node);
+        let node = parent.and_then(|parent| links.child(parent, segment));
+        parts.push((segment, node));
+        !node.is_some_and(|node| links.is_link(node))
+    }
+    // Each folder on the way, with its node among the links when a link lies below it.
+    let mut parts: Vec<(&str, Option<usize>)> = Vec::new();
+    let mut folder: Vec<&str> = if from.is_empty() {
         Vec::new()
     } else {
         from.split('/').collect()
     };
     if from_folder_of {
-        parts.pop();
+        folder.pop();
+    }
+    for segment in folder {
+        push(&mut parts, segment, links);
     }
     for segment in target.split('/') {
         match segment {
@@ -287,24 +445,34 @@ fn resolve(
                 parts.pop()?;
             }
             other => {
-                parts.push(other);
-                if links.contains(&parts.join("/")) {
+                if !push(&mut parts, other, links) {
                     return None;
                 }
             }
         }
     }
-    Some(parts.join("/"))
+    let resolved: Vec<&str> = parts.into_iter().map(|(segment, _)| segment).collect();
+    Some(resolved.join("/"))
 }
 
-/// A reader that fails once more than `limit` bytes have been read.
+/// A reader that fails once more than `limit` bytes have been read, or after the deadline.
 struct Capped<R> {
     inner: R,
     left: u64,
+    deadline: Option<Instant>,
 }
 
 impl<R: Read> Read for Capped<R> {
     fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        if self
+            .deadline
+            .is_some_and(|deadline| Instant::now() >= deadline)
+        {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "unpacking did not finish before the deadline",
+            ));
+        }
         let read = self.inner.read(buffer)?;
         self.left = self.left.checked_sub(read as u64).ok_or_else(|| {
             std::io::Error::new(
@@ -318,22 +486,21 @@ impl<R: Read> Read for Capped<R> {
 
 fn unpack_tar(bytes: &[u8], sink: &mut Sink) -> Result<(), UnpackError> {
     let too_large = sink.max_unpacked;
-    let corrupt = move |error: std::io::Error| {
-        if error.kind() == std::io::ErrorKind::FileTooLarge {
-            UnpackError::TooLarge(too_large)
-        } else {
-            UnpackError::Corrupt(error.to_string())
-        }
+    let failed = move |error: std::io::Error| match error.kind() {
+        std::io::ErrorKind::FileTooLarge => UnpackError::TooLarge(too_large),
+        std::io::ErrorKind::TimedOut => UnpackError::Deadline,
+        _ => UnpackError::Corrupt(error.to_string()),
     };
     // Headers, padding and long names cost at most a few blocks per entry on top of the data.
     let overhead = (sink.max_files as u64 + 16) * 3 * 512 + (1 << 20);
     let stream = Capped {
         inner: flate2::read::MultiGzDecoder::new(bytes),
         left: sink.max_unpacked.saturating_add(overhead),
+        deadline: sink.deadline,
     };
     let mut archive = tar::Archive::new(stream);
-    for entry in archive.entries().map_err(corrupt)? {
-        let entry = entry.map_err(corrupt)?;
+    for entry in archive.entries().map_err(failed)? {
+        let entry = entry.map_err(failed)?;
         let kind = entry.header().entry_type();
         if kind.is_pax_global_extensions()
             || kind.is_pax_local_extensions()
@@ -343,21 +510,20 @@ fn unpack_tar(bytes: &[u8], sink: &mut Sink) -> Result<(), UnpackError> {
             continue;
         }
         sink.count()?;
-        let raw = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
-        let path = clean_path(&raw, &mut sink.unpacked.notes)?;
+        let raw = entry.path_bytes();
+        let path = sink.clean(&raw)?;
         if kind.is_dir() {
             continue;
         }
         if path.is_empty() {
-            return Err(UnpackError::Traversal(raw));
+            return Err(UnpackError::Traversal(
+                String::from_utf8_lossy(&raw).into_owned(),
+            ));
         }
         if kind.is_symlink() || kind.is_hard_link() {
-            let target = entry
-                .link_name_bytes()
-                .map(|t| String::from_utf8_lossy(&t).into_owned())
-                .unwrap_or_default();
+            let target = entry.link_name_bytes().unwrap_or_default();
             // Hard link targets are relative to the archive root, symlink targets to the entry.
-            sink.link(path, target, kind.is_hard_link())?;
+            sink.link(path, &target, kind.is_hard_link())?;
             continue;
         }
         if !(kind.is_file() || kind == tar::EntryType::Continuous) {
@@ -368,6 +534,9 @@ fn unpack_tar(bytes: &[u8], sink: &mut Sink) -> Result<(), UnpackError> {
             .map_err(|error| match error {
                 UnpackError::Corrupt(message) if message.contains("over the limit") => {
                     UnpackError::TooLarge(too_large)
+                }
+                UnpackError::Corrupt(message) if message.contains("deadline") => {
+                    UnpackError::Deadline
                 }
                 other => other,
             })?;
@@ -388,10 +557,12 @@ fn unpack_zip(bytes: &[u8], sink: &mut Sink) -> Result<(), UnpackError> {
     for at in 0..archive.len() {
         sink.count()?;
         let file = archive.by_index_raw(at).map_err(corrupt)?;
-        let raw = String::from_utf8_lossy(file.name_raw()).into_owned();
-        let path = clean_path(&raw, &mut sink.unpacked.notes)?;
+        let raw = file.name_raw();
+        let path = sink.clean(raw)?;
         if file.enclosed_name().is_none() {
-            return Err(UnpackError::Traversal(raw));
+            return Err(UnpackError::Traversal(
+                String::from_utf8_lossy(raw).into_owned(),
+            ));
         }
         if file.encrypted() {
             return Err(UnpackError::Encrypted(path));
@@ -402,23 +573,42 @@ fn unpack_zip(bytes: &[u8], sink: &mut Sink) -> Result<(), UnpackError> {
             continue;
         }
         if path.is_empty() {
-            return Err(UnpackError::Traversal(raw));
+            return Err(UnpackError::Traversal(
+                String::from_utf8_lossy(raw).into_owned(),
+            ));
         }
         if kind != 0 && kind != REGULAR && kind != LINK {
             return Err(UnpackError::SpecialFile(path));
         }
         let is_symlink = file.is_symlink();
         let executable = mode & 0o111 != 0;
+        let size = file.size();
         drop(file);
+        if is_symlink && size > MAX_PATH_LENGTH as u64 {
+            return Err(UnpackError::LinkTooLong {
+                path,
+                length: usize::try_from(size).unwrap_or(usize::MAX),
+            });
+        }
         let file = archive.by_index(at).map_err(corrupt)?;
+        let file = Capped {
+            inner: file,
+            left: u64::MAX,
+            deadline: sink.deadline,
+        };
         if is_symlink {
-            let target = read_limited(file, 4096)
-                .map(|t| String::from_utf8_lossy(&t).into_owned())
+            let target = read_limited(file, MAX_PATH_LENGTH as u64)
                 .map_err(|_| UnpackError::Corrupt(format!("link `{path}` is unreadable")))?;
-            sink.link(path, target, false)?;
+            sink.link(path, &target, false)?;
             continue;
         }
-        sink.file(path, file, executable)?;
+        sink.file(path, file, executable)
+            .map_err(|error| match error {
+                UnpackError::Corrupt(message) if message.contains("deadline") => {
+                    UnpackError::Deadline
+                }
+                other => other,
+            })?;
     }
     Ok(())
 }
@@ -429,17 +619,9 @@ mod tests {
 
     #[test]
     fn paths_are_cleaned_or_refused() {
-        let mut notes = Vec::new();
-        assert_eq!(
-            clean_path("SKILL.md", &mut notes),
-            Ok("SKILL.md".to_owned())
-        );
-        assert_eq!(
-            clean_path("./a/./b.md", &mut notes),
-            Ok("a/b.md".to_owned())
-        );
-        assert_eq!(clean_path("./", &mut notes), Ok(String::new()));
-        assert_eq!(notes.len(), 1);
+        assert_eq!(clean_path("SKILL.md"), Ok("SKILL.md".to_owned()));
+        assert_eq!(clean_path("./a/./b.md"), Ok("a/b.md".to_owned()));
+        assert_eq!(clean_path("./"), Ok(String::new()));
         for bad in [
             "/etc/passwd",
             "../x",
@@ -450,13 +632,13 @@ mod tests {
             "a\\b",
             "\\\\server\\x",
         ] {
-            assert!(clean_path(bad, &mut notes).is_err(), "{bad}");
+            assert!(clean_path(bad).is_err(), "{bad}");
         }
     }
 
     #[test]
     fn links_are_judged_from_their_folder() {
-        let none = HashSet::new();
+        let none = Links::default();
         let resolved = |from, target, folder| resolve(from, target, folder, &none);
         assert_eq!(
             resolved("references/a.md", "b.md", true).as_deref(),
@@ -473,12 +655,25 @@ mod tests {
             resolved("", "references/a.md", false).as_deref(),
             Some("references/a.md")
         );
-        let links = HashSet::from(["p/q".to_owned()]);
+        let mut links = Links::default();
+        links.insert("p/q");
         assert_eq!(
             resolve("r", "p/q/..", true, &links),
             None,
             "through another link"
         );
+        assert_eq!(
+            resolve("r", "p/x/../q", true, &links),
+            None,
+            "to another link"
+        );
+        assert_eq!(
+            resolve("r", "p/x/../y", true, &links).as_deref(),
+            Some("p/y")
+        );
+        assert!(links.through("p/q/a.md"));
+        assert!(!links.through("p/q"));
+        assert!(!links.through("p/qq/a.md"));
     }
 
     #[test]
@@ -503,6 +698,14 @@ mod tests {
     }
 
     const SKILL_MD: &[u8] = b"---\nname: a\ndescription: d\n---\n";
+
+    fn limits(max_unpacked: u64, max_files: usize) -> Limits {
+        Limits {
+            max_unpacked,
+            max_files,
+            ..Limits::default()
+        }
+    }
 
     fn tar_gz(build: impl FnOnce(&mut tar::Builder<Vec<u8>>)) -> Vec<u8> {
         let mut tar = tar::Builder::new(Vec::new());
@@ -539,7 +742,7 @@ mod tests {
             tar.append_data(&mut header, "./", &[][..]).unwrap();
             file(tar, "./SKILL.md", SKILL_MD);
         });
-        let unpacked = unpack(Format::TarGz, &bytes, 1 << 20, 10).unwrap();
+        let unpacked = unpack(Format::TarGz, &bytes, &limits(1 << 20, 10), None).unwrap();
         assert_eq!(unpacked.files[0].path, "SKILL.md");
         assert!(unpacked.notes[0].contains("./"));
     }
@@ -553,9 +756,98 @@ mod tests {
         });
         assert!(bytes.len() < 100_000);
         assert_eq!(
-            unpack(Format::TarGz, &bytes, 1000, 10),
+            unpack(Format::TarGz, &bytes, &limits(1000, 10), None),
             Err(UnpackError::TooLarge(1000))
         );
+    }
+
+    #[test]
+    fn paths_and_link_targets_longer_than_the_limit_are_refused() {
+        let long = "a/".repeat(MAX_PATH_LENGTH / 2) + "x.md";
+        let big = limits(1 << 20, 10);
+        let path = tar_gz(|tar| {
+            file(tar, "SKILL.md", SKILL_MD);
+            file(tar, &long, b"x");
+        });
+        assert!(matches!(
+            unpack(Format::TarGz, &path, &big, None),
+            Err(UnpackError::PathTooLong { length, .. }) if length == long.len()
+        ));
+        let target = tar_gz(|tar| {
+            file(tar, "SKILL.md", SKILL_MD);
+            link(tar, "l", &long);
+        });
+        assert_eq!(
+            unpack(Format::TarGz, &target, &big, None),
+            Err(UnpackError::LinkTooLong {
+                path: "l".into(),
+                length: long.len()
+            })
+        );
+        let zip_path = zip_with("SKILL.md", SKILL_MD, &long, b"x", 0o100_644);
+        assert!(matches!(
+            unpack(Format::Zip, &zip_path, &big, None),
+            Err(UnpackError::PathTooLong { length, .. }) if length == long.len()
+        ));
+        let zip_link = zip_with("SKILL.md", SKILL_MD, "l", long.as_bytes(), 0o120_777);
+        assert_eq!(
+            unpack(Format::Zip, &zip_link, &big, None),
+            Err(UnpackError::LinkTooLong {
+                path: "l".into(),
+                length: long.len()
+            })
+        );
+    }
+
+    #[test]
+    fn a_link_target_of_many_segments_within_the_limit_is_judged() {
+        let inside = format!("{}SKILL.md", "a/../".repeat(800));
+        let outside = format!("{}..", "a/".repeat(1000).replace("a/", "./"));
+        let bytes = tar_gz(|tar| {
+            file(tar, "SKILL.md", SKILL_MD);
+            link(tar, "p", "references");
+            link(tar, "in", &inside);
+        });
+        assert!(unpack(Format::TarGz, &bytes, &limits(1 << 20, 10), None).is_ok());
+        let bytes = tar_gz(|tar| {
+            file(tar, "SKILL.md", SKILL_MD);
+            link(tar, "out", &outside);
+        });
+        assert!(matches!(
+            unpack(Format::TarGz, &bytes, &limits(1 << 20, 10), None),
+            Err(UnpackError::LinkOutside { .. })
+        ));
+    }
+
+    #[test]
+    fn unpacking_stops_at_the_deadline() {
+        let bytes = tar_gz(|tar| file(tar, "SKILL.md", SKILL_MD));
+        let past = Some(Instant::now());
+        assert_eq!(
+            unpack(Format::TarGz, &bytes, &limits(1 << 20, 10), past),
+            Err(UnpackError::Deadline)
+        );
+        let zip = zip_with("SKILL.md", SKILL_MD, "a.md", b"x", 0o100_644);
+        assert_eq!(
+            unpack(Format::Zip, &zip, &limits(1 << 20, 10), past),
+            Err(UnpackError::Deadline)
+        );
+    }
+
+    /// A zip of `SKILL.md` and one more entry with this Unix mode.
+    fn zip_with(first: &str, first_bytes: &[u8], name: &str, bytes: &[u8], mode: u32) -> Vec<u8> {
+        use std::io::Write;
+        let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        zip.start_file(first, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        zip.write_all(first_bytes).unwrap();
+        zip.start_file(
+            name,
+            zip::write::SimpleFileOptions::default().external_attributes(mode << 16),
+        )
+        .unwrap();
+        zip.write_all(bytes).unwrap();
+        zip.finish().unwrap().into_inner()
     }
 
     #[test]
@@ -565,7 +857,7 @@ mod tests {
             link(tar, "p/q", "..");
             link(tar, "r", "p/q/..");
         });
-        let result = unpack(Format::TarGz, &bytes, 1 << 20, 10);
+        let result = unpack(Format::TarGz, &bytes, &limits(1 << 20, 10), None);
         assert!(
             matches!(result, Err(UnpackError::LinkOutside { .. })),
             "{result:?}"
@@ -576,7 +868,7 @@ mod tests {
             file(tar, "p/x.md", b"x");
         });
         assert_eq!(
-            unpack(Format::TarGz, &through, 1 << 20, 10),
+            unpack(Format::TarGz, &through, &limits(1 << 20, 10), None),
             Err(UnpackError::ThroughLink("p/x.md".into()))
         );
     }
@@ -590,7 +882,7 @@ mod tests {
             }
         });
         assert_eq!(
-            unpack(Format::TarGz, &bytes, 1 << 20, 10),
+            unpack(Format::TarGz, &bytes, &limits(1 << 20, 10), None),
             Err(UnpackError::TooManyFiles(10))
         );
     }
@@ -612,13 +904,13 @@ mod tests {
             two.extend(gzip.finish().unwrap());
         }
         assert_eq!(
-            unpack(Format::TarGz, &first, 1 << 20, 10)
+            unpack(Format::TarGz, &first, &limits(1 << 20, 10), None)
                 .unwrap()
                 .files
                 .len(),
             1
         );
-        let unpacked = unpack(Format::TarGz, &two, 1 << 20, 10).unwrap();
+        let unpacked = unpack(Format::TarGz, &two, &limits(1 << 20, 10), None).unwrap();
         let paths: Vec<&str> = unpacked.files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, ["SKILL.md", "references/a.md"]);
     }
@@ -641,17 +933,20 @@ mod tests {
         };
         let fifo = build("pipe", 0o010_644);
         assert_eq!(
-            unpack(Format::Zip, &fifo, 1 << 20, 10),
+            unpack(Format::Zip, &fifo, &limits(1 << 20, 10), None),
             Err(UnpackError::SpecialFile("pipe".into()))
         );
         let slip = build("../evil", 0o644);
         assert!(matches!(
-            unpack(Format::Zip, &slip, 1 << 20, 10),
+            unpack(Format::Zip, &slip, &limits(1 << 20, 10), None),
             Err(UnpackError::Traversal(_))
         ));
         let fine = build("references/a.md", 0o644);
         assert_eq!(
-            unpack(Format::Zip, &fine, 1 << 20, 10).unwrap().files.len(),
+            unpack(Format::Zip, &fine, &limits(1 << 20, 10), None)
+                .unwrap()
+                .files
+                .len(),
             2
         );
     }

@@ -2,6 +2,8 @@
 //! addresses, whatever name or literal leads there; the policy refuses local names and
 //! origins outside an allowlist before any request.
 
+#![cfg(feature = "http")]
+
 use std::time::Duration;
 
 use http::Method;
@@ -18,7 +20,7 @@ fn the_default_transport_refuses_local_addresses_at_connect_time() {
     ] {
         let url = Url::parse(url).unwrap();
         let error = transport
-            .send_once(&Method::GET, &url, &[], 1000)
+            .send_once(&Method::GET, &url, &[], 1000, None)
             .unwrap_err();
         let message = error.to_string();
         assert!(
@@ -39,7 +41,7 @@ fn the_policy_refuses_local_names_and_foreign_origins_before_any_request() {
         "http://metadata.google.internal/",
     ] {
         let url = Url::parse(url).unwrap();
-        let error = send(&transport, &strict, &limits, &Method::GET, &url, &[]).unwrap_err();
+        let error = send(&transport, &strict, &limits, &Method::GET, &url, &[], None).unwrap_err();
         assert!(
             matches!(error, FetchError::PrivateHost(_)),
             "{url}: {error}"
@@ -57,6 +59,7 @@ fn the_policy_refuses_local_names_and_foreign_origins_before_any_request() {
         &Method::GET,
         &foreign,
         &[],
+        None,
     )
     .unwrap_err();
     assert!(matches!(error, FetchError::NotAllowed(_)), "{error}");
