@@ -1,10 +1,14 @@
-//! `skillpub export`: the tree is byte-identical to what the router serves, a failed export
-//! leaves the previous one in place, and real nginx serves the tree so that `skillpub check`
-//! passes, while stock nginx without the snippet fails.
+//! `skillpub export`: the tree is byte-identical to what the router serves; an export is put in
+//! place all or nothing, configuration included, with `index.json` never missing, one export at
+//! a time; and real nginx serves the tree so that `skillpub check` passes, while stock nginx
+//! without the snippet fails.
 
+use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use skillpub_core::{Catalog, CatalogBuilder, Digest, SkillsFolder};
@@ -211,6 +215,260 @@ fn a_new_export_replaces_the_old_one_and_leaves_other_files_alone() {
         .filter(|name| name.contains("skillpub"))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// Every file under `root` with its bytes, sorted by path.
+fn snapshot(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files: Vec<(PathBuf, Vec<u8>)> = walk(root)
+        .into_iter()
+        .map(|path| {
+            let bytes = std::fs::read(&path).unwrap();
+            (path, bytes)
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// The staging folders in the export's `.well-known/`.
+fn staging_folders(out: &Path) -> Vec<String> {
+    std::fs::read_dir(out.join(".well-known"))
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".skillpub-staging-"))
+        .collect()
+}
+
+/// A folder with one valid skill, `alpha`, unlike the examples.
+fn alpha_skills() -> Scratch {
+    let skills = Scratch::new("alpha");
+    std::fs::create_dir_all(skills.0.join("alpha")).unwrap();
+    std::fs::write(
+        skills.0.join("alpha/SKILL.md"),
+        "---\nname: alpha\ndescription: The first letter.\n---\nSay alpha.\n",
+    )
+    .unwrap();
+    skills
+}
+
+#[test]
+fn a_config_that_cannot_be_replaced_after_the_tree_leaves_the_previous_export_byte_for_byte() {
+    let out = exported("config-fails");
+    // `_headers` is put in place last, after the tree and the nginx snippet; a folder there
+    // makes that last step fail.
+    std::fs::remove_file(out.0.join("_headers")).unwrap();
+    std::fs::create_dir(out.0.join("_headers")).unwrap();
+    std::fs::write(out.0.join("_headers/mine"), "the site's own").unwrap();
+    let before = snapshot(&out.0);
+
+    let alpha = alpha_skills();
+    let (ok, _, stderr) = export(alpha.0.to_str().unwrap(), &out.0, &[]);
+    assert!(!ok);
+    assert!(
+        stderr.contains("_headers` is a folder, but the export writes a file there; move it away"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("move it away. The parts already in place (`")
+            && stderr.contains(".well-known/agent-skills`, `")
+            && stderr
+                .contains("skillpub.nginx.conf`) were put back: the previous export is intact"),
+        "{stderr}"
+    );
+    assert_eq!(snapshot(&out.0), before, "the previous export changed");
+    assert_eq!(staging_folders(&out.0), Vec::<String>::new());
+}
+
+#[test]
+fn index_json_is_never_missing_while_exports_run() {
+    let out = exported("never-missing");
+    let alpha = alpha_skills();
+    let index = out.0.join(".well-known/agent-skills/index.json");
+    let done = Arc::new(AtomicBool::new(false));
+    let reader = {
+        let done = Arc::clone(&done);
+        std::thread::spawn(move || {
+            let (mut reads, mut failed, mut first) = (0_u64, 0_u64, None);
+            while !done.load(Ordering::Relaxed) {
+                let problem = match std::fs::read_to_string(&index) {
+                    Ok(text) if text.contains("\"$schema\"") && text.trim_end().ends_with('}') => {
+                        None
+                    }
+                    Ok(text) => Some(format!("incomplete: {text}")),
+                    Err(error) => Some(error.to_string()),
+                };
+                reads += 1;
+                if let Some(problem) = problem {
+                    failed += 1;
+                    first.get_or_insert(problem);
+                }
+            }
+            (reads, failed, first)
+        })
+    };
+    for round in 0..20 {
+        let skills = if round % 2 == 0 {
+            alpha.0.to_str().unwrap()
+        } else {
+            EXAMPLES
+        };
+        let (ok, _, stderr) = export(skills, &out.0, &[]);
+        assert!(ok, "{stderr}");
+    }
+    done.store(true, Ordering::Relaxed);
+    let (reads, failed, first) = reader.join().unwrap();
+    assert!(reads > 20, "the reader ran ({reads} reads)");
+    assert_eq!(
+        failed, 0,
+        "{failed} of {reads} reads failed, the first: {first:?}"
+    );
+}
+
+/// A folder of `count` valid skills named `{prefix}-{n}`.
+fn many_skills(prefix: &str, count: usize) -> Scratch {
+    let skills = Scratch::new(prefix);
+    for n in 0..count {
+        let name = format!("{prefix}-{n}");
+        std::fs::create_dir_all(skills.0.join(&name)).unwrap();
+        std::fs::write(
+            skills.0.join(format!("{name}/SKILL.md")),
+            format!("---\nname: {name}\ndescription: Skill {n} of {prefix}.\n---\nDo {n}.\n"),
+        )
+        .unwrap();
+    }
+    skills
+}
+
+#[test]
+fn two_exports_at_once_never_mix_and_leave_no_staging_folder() {
+    let out = Scratch::new("concurrent");
+    // Large enough that the two runs overlap.
+    let sets = [many_skills("alpha", 100), many_skills("beta", 100)];
+    for _ in 0..6 {
+        let runs: Vec<Child> = sets
+            .iter()
+            .map(|skills| {
+                Command::new(env!("CARGO_BIN_EXE_skillpub"))
+                    .args([
+                        "export",
+                        skills.0.to_str().unwrap(),
+                        out.0.to_str().unwrap(),
+                    ])
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for run in runs {
+            let output = run.wait_with_output().unwrap();
+            assert!(
+                output.status.success(),
+                "{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        // The tree and both configuration files name the same skills: all from one run.
+        let parts = [
+            ".well-known/agent-skills/index.json",
+            "skillpub.nginx.conf",
+            "_headers",
+        ]
+        .map(|part| std::fs::read_to_string(out.0.join(part)).unwrap());
+        let alpha_won = parts[0].contains("/alpha-0/SKILL.md");
+        for (part, text) in parts.iter().enumerate() {
+            assert_eq!(
+                text.contains("/alpha-99/SKILL.md"),
+                alpha_won,
+                "part {part}"
+            );
+            assert_eq!(text.contains("/beta-0/SKILL.md"), !alpha_won, "part {part}");
+        }
+        let folders = std::fs::read_dir(out.0.join(".well-known/agent-skills"))
+            .unwrap()
+            .flatten()
+            .filter(|entry| entry.path().is_dir())
+            .count();
+        assert_eq!(folders, 100);
+        assert_eq!(staging_folders(&out.0), Vec::<String>::new());
+    }
+}
+
+#[test]
+fn an_export_waits_while_another_holds_the_lock() {
+    let out = exported("lock");
+    let alpha = alpha_skills();
+    let lock = std::fs::OpenOptions::new()
+        .write(true)
+        .open(out.0.join(".skillpub-export.lock"))
+        .expect("the export keeps its lock file");
+    lock.lock().unwrap();
+    let mut waiting = Command::new(env!("CARGO_BIN_EXE_skillpub"))
+        .args(["export", alpha.0.to_str().unwrap(), out.0.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(waiting.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    assert!(
+        line.contains("another export to")
+            && line.ends_with("is running; waiting for it to finish\n"),
+        "{line}"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(waiting.try_wait().unwrap().is_none(), "it waits");
+    assert!(!out.0.join(".well-known/agent-skills/alpha").exists());
+    drop(lock);
+    assert!(waiting.wait().unwrap().success());
+    assert!(
+        out.0
+            .join(".well-known/agent-skills/alpha/SKILL.md")
+            .is_file()
+    );
+}
+
+#[test]
+fn an_export_clears_what_a_crashed_export_left() {
+    let out = exported("crashed");
+    let leftover = out.0.join(".well-known/.skillpub-staging-4294967");
+    std::fs::create_dir_all(leftover.join("agent-skills/gone")).unwrap();
+    std::fs::write(leftover.join("agent-skills/gone/SKILL.md"), "half").unwrap();
+    let (ok, _, stderr) = export(EXAMPLES, &out.0, &[]);
+    assert!(ok, "{stderr}");
+    assert_eq!(staging_folders(&out.0), Vec::<String>::new());
+    assert!(!out.0.join(".well-known/agent-skills/gone").exists());
+}
+
+#[test]
+fn unknown_frontmatter_fields_are_published_only_when_allowed() {
+    let skills = Scratch::new("unknown-fields");
+    std::fs::create_dir_all(skills.0.join("team")).unwrap();
+    let text = "---\nname: team\ndescription: Our team's way.\nx-owner: docs\n---\nAsk docs.\n";
+    std::fs::write(skills.0.join("team/SKILL.md"), text).unwrap();
+    let out = Scratch::new("unknown-fields-out");
+
+    let (ok, _, stderr) = export(skills.0.to_str().unwrap(), &out.0, &[]);
+    assert!(!ok);
+    assert!(
+        stderr.contains("field `x-owner`: is not an Agent Skills field"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("pass --allow-unknown-fields"), "{stderr}");
+    assert!(!out.0.join(".well-known/agent-skills").exists());
+
+    let (ok, _, stderr) = export(
+        skills.0.to_str().unwrap(),
+        &out.0,
+        &["--allow-unknown-fields"],
+    );
+    assert!(ok, "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(out.0.join(".well-known/agent-skills/team/SKILL.md")).unwrap(),
+        text
+    );
 }
 
 /// nginx serving `root` on a free port of 127.0.0.1, with the snippet or without it.
