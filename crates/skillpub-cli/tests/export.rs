@@ -2,8 +2,11 @@
 //! place all or nothing, configuration included, with `index.json` never missing, one export at
 //! a time; and real nginx serves the tree so that `skillpub check` passes, while stock nginx
 //! without the snippet fails.
+//!
+//! The nginx tests need nginx (found on `PATH` or at the usual places); without it they say
+//! they were skipped, or fail when `SKILLPUB_REQUIRE_EXTERNAL=1` is set.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -471,74 +474,211 @@ fn unknown_frontmatter_fields_are_published_only_when_allowed() {
     );
 }
 
-/// nginx serving `root` on a free port of 127.0.0.1, with the snippet or without it.
+/// Where nginx usually is when it is not on `PATH`.
+const NGINX_PLACES: [&str; 5] = [
+    "/usr/sbin/nginx",
+    "/usr/local/sbin/nginx",
+    "/usr/bin/nginx",
+    "/usr/local/bin/nginx",
+    "/opt/homebrew/bin/nginx",
+];
+
+/// nginx on `PATH` or at a usual place. Without it, prints one line saying that `test` is
+/// skipped and how to install nginx, and returns `None`; with `SKILLPUB_REQUIRE_EXTERNAL=1`,
+/// fails instead.
+fn nginx_binary(test: &str) -> Option<PathBuf> {
+    let on_path = std::env::var_os("PATH")
+        .map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|dir| dir.join("nginx"));
+    let found = on_path
+        .chain(NGINX_PLACES.iter().map(PathBuf::from))
+        .find(|path| path.is_file());
+    if found.is_none() {
+        let missing = format!(
+            "nginx is not on PATH nor in {}; install it (Debian: `apt-get install nginx`, macOS: `brew install nginx`)",
+            NGINX_PLACES.join(", ")
+        );
+        assert!(
+            std::env::var_os("SKILLPUB_REQUIRE_EXTERNAL").is_none_or(|value| value != "1"),
+            "{test}: SKILLPUB_REQUIRE_EXTERNAL=1 asks for every external tool, but {missing}"
+        );
+        // Straight to the terminal: the test harness hides what a passing test prints.
+        let _ = writeln!(std::io::stderr(), "{test}: skipped: {missing}");
+    }
+    found
+}
+
+/// nginx serving `root` on a free port of 127.0.0.1, with the snippet or without it: a master
+/// process and one worker, stopped with a graceful quit so that the worker exits too.
 struct Nginx {
-    child: Child,
+    binary: PathBuf,
+    master: Child,
+    /// The worker's pid and start time (which tells it from a later process with its pid).
+    workers: Vec<(u32, String)>,
     addr: SocketAddr,
-    _scratch: Scratch,
+    scratch: Scratch,
+    stopped: bool,
+}
+
+impl Nginx {
+    fn start(binary: PathBuf, root: &Path, with_snippet: bool) -> Self {
+        let scratch = Scratch::new("nginx");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let dir = scratch.0.display();
+        let include = if with_snippet {
+            format!("include {}/skillpub.nginx.conf;", root.display())
+        } else {
+            String::new()
+        };
+        let conf = format!(
+            "worker_processes 1;\ndaemon off;\nmaster_process on;\npid {dir}/nginx.pid;\nerror_log {dir}/error.log;\nevents {{ worker_connections 64; }}\n\
+             http {{\n  access_log off;\n  client_body_temp_path {dir}/body;\n  proxy_temp_path {dir}/proxy;\n  fastcgi_temp_path {dir}/fastcgi;\n  uwsgi_temp_path {dir}/uwsgi;\n  scgi_temp_path {dir}/scgi;\n  include /etc/nginx/mime.types;\n  default_type application/octet-stream;\n\
+             server {{\n    listen 127.0.0.1:{port};\n    root {};\n    {include}\n  }}\n}}\n",
+            root.display()
+        );
+        std::fs::write(scratch.0.join("nginx.conf"), conf).unwrap();
+        let master = Command::new(&binary)
+            .args(nginx_args(&scratch.0))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut nginx = Self {
+            binary,
+            workers: Vec::new(),
+            addr: format!("127.0.0.1:{port}").parse().unwrap(),
+            master,
+            scratch,
+            stopped: false,
+        };
+        let started = Instant::now();
+        while std::net::TcpStream::connect(nginx.addr).is_err() || nginx.workers.is_empty() {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "nginx did not start: {}",
+                std::fs::read_to_string(nginx.scratch.0.join("error.log")).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+            nginx.workers = children(nginx.master.id());
+        }
+        nginx
+    }
+
+    /// Quits gracefully and waits for the master, which waits for its worker; returns the
+    /// processes of this nginx still alive afterwards (none, unless something is wrong).
+    fn stop(&mut self) -> Vec<u32> {
+        if self.stopped {
+            return Vec::new();
+        }
+        self.stopped = true;
+        let _ = Command::new(&self.binary)
+            .args(nginx_args(&self.scratch.0))
+            .args(["-s", "quit"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+        let started = Instant::now();
+        while self.master.try_wait().ok().flatten().is_none()
+            && started.elapsed() < Duration::from_secs(10)
+        {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let mut left = Vec::new();
+        if self.master.try_wait().ok().flatten().is_none() {
+            left.push(self.master.id());
+            let _ = self.master.kill();
+            let _ = self.master.wait();
+        }
+        for (pid, start) in &self.workers {
+            if process_start(*pid).as_ref() == Some(start) {
+                left.push(*pid);
+                let _ = Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .status();
+            }
+        }
+        left
+    }
 }
 
 impl Drop for Nginx {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.stop();
     }
 }
 
-fn nginx(root: &Path, with_snippet: bool) -> Nginx {
-    let binary = ["/usr/sbin/nginx", "/usr/bin/nginx"]
-        .into_iter()
-        .find(|p| Path::new(p).exists())
-        .expect("nginx is installed (.ci/run installs Debian's nginx)");
-    let scratch = Scratch::new("nginx");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let dir = scratch.0.display();
-    let include = if with_snippet {
-        format!("include {}/skillpub.nginx.conf;", root.display())
-    } else {
-        String::new()
+/// The command-line arguments that name this nginx's configuration and prefix.
+fn nginx_args(prefix: &Path) -> [std::ffi::OsString; 4] {
+    [
+        "-c".into(),
+        prefix.join("nginx.conf").into(),
+        "-p".into(),
+        prefix.into(),
+    ]
+}
+
+/// When a process started (field 22 of `/proc/PID/stat`), or `None` once it is gone.
+fn process_start(pid: u32) -> Option<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    fields.get(19).map(|start| (*start).to_owned())
+}
+
+/// The children of `parent`, each with its start time.
+fn children(parent: u32) -> Vec<(u32, String)> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
     };
-    let conf = format!(
-        "worker_processes 1;\ndaemon off;\npid {dir}/nginx.pid;\nerror_log {dir}/error.log;\nevents {{ worker_connections 64; }}\n\
-         http {{\n  access_log off;\n  client_body_temp_path {dir}/body;\n  proxy_temp_path {dir}/proxy;\n  fastcgi_temp_path {dir}/fastcgi;\n  uwsgi_temp_path {dir}/uwsgi;\n  scgi_temp_path {dir}/scgi;\n  include /etc/nginx/mime.types;\n  default_type application/octet-stream;\n\
-         server {{\n    listen 127.0.0.1:{port};\n    root {};\n    {include}\n  }}\n}}\n",
-        root.display()
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+            (fields.get(1)?.parse::<u32>().ok()? == parent).then(|| {
+                (
+                    pid,
+                    fields.get(19).map(|s| (*s).to_owned()).unwrap_or_default(),
+                )
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn nginx_stops_with_its_workers() {
+    let Some(binary) = nginx_binary("nginx_stops_with_its_workers") else {
+        return;
+    };
+    let out = exported("nginx-stop");
+    let mut server = Nginx::start(binary, &out.0, true);
+    assert_eq!(server.workers.len(), 1, "one worker runs");
+    assert_eq!(
+        server.stop(),
+        Vec::<u32>::new(),
+        "nginx processes were left"
     );
-    std::fs::write(scratch.0.join("nginx.conf"), conf).unwrap();
-    let child = Command::new(binary)
-        .arg("-c")
-        .arg(scratch.0.join("nginx.conf"))
-        .arg("-p")
-        .arg(&scratch.0)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
-    let started = Instant::now();
-    while std::net::TcpStream::connect(addr).is_err() {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "nginx did not start: {}",
-            std::fs::read_to_string(scratch.0.join("error.log")).unwrap_or_default()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Nginx {
-        child,
-        addr,
-        _scratch: scratch,
-    }
+    assert!(
+        std::net::TcpStream::connect(server.addr).is_err(),
+        "nothing listens on {} any more",
+        server.addr
+    );
 }
 
 #[test]
 fn nginx_with_the_snippet_passes_every_check() {
+    let Some(binary) = nginx_binary("nginx_with_the_snippet_passes_every_check") else {
+        return;
+    };
     let out = exported("nginx-snippet");
-    let server = nginx(&out.0, true);
+    let mut server = Nginx::start(binary, &out.0, true);
     let (passed, stdout, _) = skillpub(&["check", &format!("http://{}", server.addr)]);
     assert!(passed, "{stdout}");
     let (summary, checks) = stdout
@@ -553,18 +693,32 @@ fn nginx_with_the_snippet_passes_every_check() {
         "{stdout}"
     );
     assert!(summary.ends_with("0 warnings, 0 failed"), "{stdout}");
+    assert_eq!(
+        server.stop(),
+        Vec::<u32>::new(),
+        "nginx processes were left"
+    );
 }
 
 #[test]
 fn stock_nginx_without_the_snippet_fails_on_the_markdown_type() {
+    let Some(binary) = nginx_binary("stock_nginx_without_the_snippet_fails_on_the_markdown_type")
+    else {
+        return;
+    };
     let out = exported("nginx-stock");
-    let server = nginx(&out.0, false);
+    let mut server = Nginx::start(binary, &out.0, false);
     let (passed, stdout, _) = skillpub(&["check", &format!("http://{}", server.addr)]);
     assert!(!passed, "{stdout}");
     assert!(
         stdout.lines().any(|l| l.starts_with("FAIL")
             && l.contains("write-skill-md: GET 200 but served as application/octet-stream")),
         "{stdout}"
+    );
+    assert_eq!(
+        server.stop(),
+        Vec::<u32>::new(),
+        "nginx processes were left"
     );
 }
 
@@ -599,8 +753,13 @@ fn raw(addr: SocketAddr, method: &str, path: &str) -> (String, String) {
 
 #[test]
 fn nginx_answers_preflights_and_every_missing_path_like_the_router() {
+    let Some(binary) =
+        nginx_binary("nginx_answers_preflights_and_every_missing_path_like_the_router")
+    else {
+        return;
+    };
     let out = exported("nginx-edges");
-    let server = nginx(&out.0, true);
+    let mut server = Nginx::start(binary, &out.0, true);
 
     let (head, _) = raw(
         server.addr,
@@ -632,4 +791,9 @@ fn nginx_answers_preflights_and_every_missing_path_like_the_router() {
     );
     assert!(head.starts_with("http/1.1 404"), "{head}");
     assert!(body.starts_with(r#"{"error":"not_found""#), "{body}");
+    assert_eq!(
+        server.stop(),
+        Vec::<u32>::new(),
+        "nginx processes were left"
+    );
 }
