@@ -87,7 +87,8 @@ impl<T, L: FnMut(&Path) -> T> Folder<L> {
         self.read()
     }
 
-    /// Returns once an event reports a change, or a walk finds one.
+    /// Returns once an event reports a change, or a walk finds one: every [`SAFETY_NET`] (or
+    /// [`POLL`] without events), and when events were lost.
     fn wait_for_change(&mut self) {
         loop {
             let interval = if self.events.is_some() {
@@ -95,10 +96,9 @@ impl<T, L: FnMut(&Path) -> T> Folder<L> {
             } else {
                 POLL
             };
-            if self.changed_within(interval) {
-                return;
-            }
-            if fingerprint(&self.dir) != self.seen {
+            if self.event_within(interval) == Some(Signal::Change)
+                || fingerprint(&self.dir) != self.seen
+            {
                 return;
             }
         }
@@ -108,7 +108,7 @@ impl<T, L: FnMut(&Path) -> T> Folder<L> {
     fn settle(&mut self) {
         loop {
             if self.events.is_some() {
-                if !self.changed_within(DEBOUNCE) {
+                if self.event_within(DEBOUNCE).is_none() {
                     return;
                 }
             } else {
@@ -121,18 +121,22 @@ impl<T, L: FnMut(&Path) -> T> Folder<L> {
         }
     }
 
-    /// Whether an event reports a change within `time`; without events, sleeps `time`.
-    fn changed_within(&mut self, time: Duration) -> bool {
+    /// The first event within `time` that is not a mere access; without events, sleeps `time`
+    /// and returns `None`. Events that stop are [`Signal::Lost`], and walks take over.
+    fn event_within(&mut self, time: Duration) -> Option<Signal> {
         let Some((_, receiver)) = &self.events else {
             std::thread::sleep(time);
-            return false;
+            return None;
         };
         let deadline = Instant::now() + time;
         loop {
             match receiver.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-                Ok(event) if is_change(&event) => return true,
-                Ok(_) => {}
-                Err(RecvTimeoutError::Timeout) => return false,
+                Ok(event) => {
+                    if let Some(signal) = signal(&event) {
+                        return Some(signal);
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => return None,
                 Err(RecvTimeoutError::Disconnected) => {
                     eprintln!(
                         "skillpub serve: file-system events stopped for {}; looking for changes every {} s instead",
@@ -140,29 +144,45 @@ impl<T, L: FnMut(&Path) -> T> Folder<L> {
                         POLL.as_secs()
                     );
                     self.events = None;
-                    return true;
+                    return Some(Signal::Lost);
                 }
             }
         }
     }
 
-    /// Takes every pending event; says whether one reported a change.
+    /// Takes every pending event; says whether one reported a change. Lost events do not
+    /// count here: the read that calls this compares fingerprints anyway.
     fn drain(&mut self) -> bool {
         let Some((_, receiver)) = &self.events else {
             return false;
         };
-        receiver
-            .try_iter()
-            .fold(false, |changed, event| changed | is_change(&event))
+        receiver.try_iter().fold(false, |changed, event| {
+            changed | (signal(&event) == Some(Signal::Change))
+        })
     }
 }
 
-/// Whether an event may mean different bytes. Reading the folder (ours included) reports
-/// accesses, which are not changes; an error (such as a lost event queue) may hide one.
-fn is_change(event: &notify::Result<Event>) -> bool {
-    event
-        .as_ref()
-        .map_or(true, |event| !matches!(event.kind, EventKind::Access(_)))
+/// What an event says about the folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Signal {
+    /// A file or folder was created, written, renamed, removed or changed its permissions.
+    Change,
+    /// Events were lost (the kernel's queue overflowed) or failed: only a walk can tell. Not a
+    /// change in itself, or a read of many files, whose own events overflow the queue, would
+    /// start another read, forever.
+    Lost,
+}
+
+/// What `event` says; `None` for an access, which reading the folder (ours included) causes.
+fn signal(event: &notify::Result<Event>) -> Option<Signal> {
+    match event {
+        Ok(event) => match event.kind {
+            EventKind::Access(_) => None,
+            EventKind::Other => Some(Signal::Lost),
+            _ => Some(Signal::Change),
+        },
+        Err(_) => Some(Signal::Lost),
+    }
 }
 
 /// Every file and folder under a skills folder with its size, modification time and
