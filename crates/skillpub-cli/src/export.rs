@@ -3,13 +3,16 @@
 //! `_headers` file.
 
 use std::fmt::Write as _;
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use skillpub_core::{
-    API_CATALOG_PATH, ArchiveFormat, Artifact, Catalog, CatalogBuilder, LEGACY_PATH, Origin,
-    SkillsFolder, UrlStyle, WELL_KNOWN_PATH,
+    API_CATALOG_PATH, ArchiveFormat, Artifact, Catalog, CatalogBuilder, Error, ErrorKind,
+    LEGACY_PATH, Origin, SkillsFolder, UrlStyle, WELL_KNOWN_PATH,
 };
+
+mod swap;
+
+use swap::{Failure, Part, Staging};
 
 /// The nginx snippet written next to the tree.
 pub(crate) const NGINX_SNIPPET: &str = "skillpub.nginx.conf";
@@ -56,6 +59,9 @@ pub(crate) struct Args {
     /// Also write an RFC 9727 API catalog at `.well-known/api-catalog`.
     #[arg(long)]
     api_catalog: bool,
+    /// Accept frontmatter fields beyond the Agent Skills ones (they are published as written).
+    #[arg(long)]
+    allow_unknown_fields: bool,
 }
 
 /// Builds the catalog and writes the tree; says whether it worked.
@@ -77,8 +83,8 @@ pub(crate) fn run(args: &Args) -> bool {
             );
             true
         }
-        Err(error) => {
-            eprintln!("skillpub export: {error}; the previous export, if any, is unchanged");
+        Err(failure) => {
+            eprintln!("skillpub export: {failure}");
             false
         }
     }
@@ -107,15 +113,22 @@ fn catalog(args: &Args) -> Result<Catalog, String> {
             Archive::Zip => ArchiveFormat::Zip,
         })
         .legacy_index(args.legacy)
-        .api_catalog(args.api_catalog);
+        .api_catalog(args.api_catalog)
+        .allow_unknown_fields(args.allow_unknown_fields);
     let built = builder.build();
     if let Err(errors) = &built {
         problems.extend(errors.as_slice().iter().map(ToString::to_string));
     }
+    let hint = unknown_fields_hint(
+        folder
+            .errors()
+            .iter()
+            .chain(built.as_ref().err().into_iter().flatten()),
+    );
     match built {
         Ok(catalog) if problems.is_empty() => Ok(catalog),
         _ => Err(format!(
-            "skillpub export: nothing was written; {} problem{}:\n  {}",
+            "skillpub export: nothing was written; {} problem{}:\n  {}{hint}",
             problems.len(),
             if problems.len() == 1 { "" } else { "s" },
             problems.join("\n  ")
@@ -123,124 +136,51 @@ fn catalog(args: &Args) -> Result<Catalog, String> {
     }
 }
 
-/// Writes the tree into a temporary folder beside the target, then swaps it in, so that a
-/// failed export leaves the previous one in place. Only what this export writes is replaced:
-/// `agent-skills/`, and `skills/` or `api-catalog` when they are enabled; a site's own
-/// `api-catalog` or `skills/` is left alone otherwise. Returns how many files were written.
-pub(crate) fn write_tree(catalog: &Catalog, out_dir: &Path) -> std::io::Result<usize> {
-    let well_known = out_dir.join(".well-known");
-    fs::create_dir_all(&well_known)?;
-    remove_leftovers(&well_known);
-    let staging = well_known.join(format!(".skillpub-staging-{}", std::process::id()));
-    let written = stage(catalog, &staging).and_then(|written| {
-        let owned = [WELL_KNOWN_PATH, LEGACY_PATH, API_CATALOG_PATH].map(|path| {
-            path.trim_start_matches("/.well-known/")
-                .trim_end_matches('/')
-        });
-        let mut swapped = Vec::new();
-        for name in owned.into_iter().filter(|name| staging.join(name).exists()) {
-            let target = well_known.join(name);
-            match swap(&staging.join(name), &target) {
-                Ok(old) => swapped.push((target, old)),
-                Err(error) => {
-                    // Put back what was already swapped: all or nothing.
-                    for (target, old) in swapped.into_iter().rev() {
-                        undo(&target, old);
-                    }
-                    return Err(error);
-                }
-            }
-        }
-        for (_, old) in swapped {
-            if let Some(old) = old {
-                let _ = remove(&old);
-            }
-        }
-        Ok(written)
-    });
-    let _ = fs::remove_dir_all(&staging);
-    let written = written?;
-    replace_file(&out_dir.join(NGINX_SNIPPET), nginx(catalog).as_bytes())?;
-    replace_file(
-        &out_dir.join(HEADERS_FILE),
-        headers_file(catalog).as_bytes(),
-    )?;
-    Ok(written)
-}
-
-/// Removes what an interrupted export may have left in `.well-known/`.
-fn remove_leftovers(well_known: &Path) {
-    let Ok(entries) = fs::read_dir(well_known) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with(".skillpub-staging-")
-            || name.contains(".skillpub-old-")
-            || name.contains(".skillpub-new-")
-        {
-            let _ = remove(&entry.path());
-        }
-    }
-}
-
-fn remove(path: &Path) -> std::io::Result<()> {
-    if path.is_dir() {
-        fs::remove_dir_all(path)
+/// A line naming `--allow-unknown-fields` when one of the problems is a field it accepts
+/// (the core's message names the library's option); empty otherwise.
+pub(crate) fn unknown_fields_hint<'a>(mut errors: impl Iterator<Item = &'a Error>) -> &'static str {
+    if errors.any(|error| matches!(error.kind(), ErrorKind::UnknownField)) {
+        "\nTo publish fields beyond the Agent Skills ones as they are, pass --allow-unknown-fields."
     } else {
-        fs::remove_file(path)
+        ""
     }
 }
 
-/// Writes every artifact under `staging`, named by its path below `/.well-known/`.
-fn stage(catalog: &Catalog, staging: &Path) -> std::io::Result<usize> {
+/// Every path an export may own, in the order they are put in place: the tree first, the
+/// server configuration last. A site's own `api-catalog` or `skills/` is only replaced when
+/// this export writes one, since only staged parts are put in place.
+fn parts(out_dir: &Path) -> Vec<Part> {
+    let well_known = out_dir.join(".well-known");
+    let tree = [WELL_KNOWN_PATH, LEGACY_PATH, API_CATALOG_PATH].map(|path| {
+        let name = path
+            .trim_start_matches("/.well-known/")
+            .trim_end_matches('/');
+        Part::new(name, well_known.join(name), path.ends_with('/'))
+    });
+    let configs =
+        [NGINX_SNIPPET, HEADERS_FILE].map(|name| Part::new(name, out_dir.join(name), false));
+    tree.into_iter().chain(configs).collect()
+}
+
+/// Stages the tree and both configuration files beside the target, then puts them in place
+/// all or nothing, holding the output folder's lock (see [`swap`]). Returns how many files of
+/// the tree were written.
+pub(crate) fn write_tree(catalog: &Catalog, out_dir: &Path) -> Result<usize, Failure> {
+    let staging = Staging::begin(out_dir, parts(out_dir))?;
     let mut written = 0;
     for artifact in catalog.artifacts() {
-        let path = staging.join(relative(artifact));
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent)?;
-        }
-        fs::write(&path, artifact.bytes())?;
+        staging.write(relative(artifact), artifact.bytes())?;
         written += 1;
     }
+    staging.write(NGINX_SNIPPET, nginx(catalog).as_bytes())?;
+    staging.write(HEADERS_FILE, headers_file(catalog).as_bytes())?;
+    staging.commit()?;
     Ok(written)
 }
 
 /// An artifact's path below `/.well-known/`.
 fn relative(artifact: &Artifact) -> &str {
     artifact.path().trim_start_matches("/.well-known/")
-}
-
-/// Moves `staged` to `target`, moving an existing `target` aside first; returns where the old
-/// one went, to be removed once everything is in place, or put back.
-fn swap(staged: &Path, target: &Path) -> std::io::Result<Option<PathBuf>> {
-    let old = target.with_extension(format!("skillpub-old-{}", std::process::id()));
-    let had_old = target.exists();
-    if had_old {
-        fs::rename(target, &old)?;
-    }
-    if let Err(error) = fs::rename(staged, target) {
-        if had_old {
-            let _ = fs::rename(&old, target);
-        }
-        return Err(error);
-    }
-    Ok(had_old.then_some(old))
-}
-
-/// Reverses a [`swap`].
-fn undo(target: &Path, old: Option<PathBuf>) {
-    let _ = remove(target);
-    if let Some(old) = old {
-        let _ = fs::rename(old, target);
-    }
-}
-
-/// Writes a file through a temporary file and a rename.
-fn replace_file(target: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let temporary = target.with_extension(format!("skillpub-new-{}", std::process::id()));
-    fs::write(&temporary, bytes)?;
-    fs::rename(&temporary, target)
 }
 
 /// The nginx configuration: one exact `location` per published file with its exact

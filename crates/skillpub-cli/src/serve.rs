@@ -1,18 +1,19 @@
 //! `skillpub serve SKILLS_DIR`: the folder served by the same router a Rust service mounts,
-//! for authors; with `--watch` it rebuilds when a file changes and keeps the last good catalog
-//! while the folder is invalid.
+//! for authors; with `--watch` it rebuilds once a change has settled (see [`watched`]) and keeps
+//! the last good catalog while the folder is invalid.
+
+mod watched;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
-use std::time::{Duration, SystemTime};
 
 use axum::Router;
-use skillpub_core::{Catalog, Errors, INDEX_PATH};
+use skillpub_core::{Catalog, CatalogBuilder, Errors, INDEX_PATH};
 use tower::ServiceExt;
 
-/// How often `--watch` looks at the folder.
-const POLL: Duration = Duration::from_millis(300);
+use crate::export::unknown_fields_hint;
+use watched::Folder;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -21,10 +22,13 @@ pub(crate) struct Args {
     /// Where to listen.
     #[arg(long, default_value = "127.0.0.1:3000")]
     addr: SocketAddr,
-    /// Rebuild when a file changes; while the folder is invalid, keep serving the last good
-    /// catalog and print the problems.
+    /// Rebuild when a file changes (once the folder has been quiet for 300 ms); while the
+    /// folder is invalid, keep serving the last good catalog and print the problems.
     #[arg(long)]
     watch: bool,
+    /// Accept frontmatter fields beyond the Agent Skills ones (they are served as written).
+    #[arg(long)]
+    allow_unknown_fields: bool,
 }
 
 /// Serves until interrupted; says whether it could start.
@@ -43,21 +47,42 @@ pub(crate) fn run(args: &Args) -> bool {
     runtime.block_on(serve(args))
 }
 
-fn load(dir: &Path) -> Result<Catalog, Errors> {
-    skillpub_core::read_skills_folder(dir)?.catalog()
+/// Reads the folder and builds its catalog, or every problem.
+fn load(dir: &Path, allow_unknown_fields: bool) -> Result<Catalog, Errors> {
+    let folder = skillpub_core::read_skills_folder(dir)?;
+    let mut builder = CatalogBuilder::new();
+    builder
+        .skills(folder.skills().iter().map(|source| source.skill().clone()))
+        .allow_unknown_fields(allow_unknown_fields);
+    builder.build()
+}
+
+/// The problems, and the flag that accepts unknown fields when one of them is such a field.
+fn report(errors: &Errors) -> String {
+    format!("{errors}{}", unknown_fields_hint(errors.into_iter()))
 }
 
 async fn serve(args: &Args) -> bool {
-    // Taken before the first load, so that a change made while starting is not missed.
-    let seen = fingerprint(&args.skills_dir);
-    let initial = match load(&args.skills_dir) {
+    let allow_unknown_fields = args.allow_unknown_fields;
+    let loader = move |dir: &Path| load(dir, allow_unknown_fields);
+    let dir = args.skills_dir.clone();
+    // Followed from before the first load, so that a change made while starting is not missed.
+    let mut seen = if args.watch {
+        Folder::with_events(dir, loader)
+    } else {
+        Folder::new(dir, loader)
+    };
+    let initial = match seen.read() {
         Ok(catalog) => catalog,
         Err(errors) if args.watch => {
-            eprintln!("{errors}\nskillpub serve: serving no skills until the folder is valid");
+            eprintln!(
+                "{}\nskillpub serve: serving no skills until the folder is valid",
+                report(&errors)
+            );
             Catalog::new(Vec::<skillpub_core::Skill>::new()).expect("an empty catalog is valid")
         }
         Err(errors) => {
-            eprintln!("{errors}");
+            eprintln!("{}", report(&errors));
             return false;
         }
     };
@@ -100,58 +125,36 @@ async fn serve(args: &Args) -> bool {
     true
 }
 
-/// Rebuilds the catalog whenever the folder's files change.
-async fn watch(dir: PathBuf, current: Arc<RwLock<Router>>, mut seen: Fingerprint) {
-    loop {
-        tokio::time::sleep(POLL).await;
-        let walked = dir.clone();
-        let Ok(now) = tokio::task::spawn_blocking(move || fingerprint(&walked)).await else {
-            continue;
-        };
-        if now == seen {
-            continue;
-        }
-        seen = now;
-        let loaded = dir.clone();
-        let Ok(result) = tokio::task::spawn_blocking(move || load(&loaded)).await else {
-            continue;
-        };
-        match result {
-            Ok(catalog) => {
-                eprintln!(
-                    "skillpub serve: reloaded, {} skills",
-                    catalog.skills().len()
-                );
-                *current.write().unwrap_or_else(PoisonError::into_inner) =
-                    skillpub_axum::router(catalog);
+/// Swaps in a new router each time the folder settles on a new valid catalog. The folder is
+/// followed on a thread of its own (waiting for events blocks), which ends with the process.
+async fn watch(
+    dir: PathBuf,
+    current: Arc<RwLock<Router>>,
+    mut seen: Folder<impl FnMut(&Path) -> Result<Catalog, Errors> + Send + 'static>,
+) {
+    let follow = move || {
+        loop {
+            match seen.next() {
+                Ok(catalog) => {
+                    eprintln!(
+                        "skillpub serve: reloaded {}, {} skills",
+                        dir.display(),
+                        catalog.skills().len()
+                    );
+                    let router = skillpub_axum::router(catalog);
+                    *current.write().unwrap_or_else(PoisonError::into_inner) = router;
+                }
+                Err(errors) => eprintln!(
+                    "{}\nskillpub serve: keeping the last good catalog",
+                    report(&errors)
+                ),
             }
-            Err(errors) => eprintln!("{errors}\nskillpub serve: keeping the last good catalog"),
         }
+    };
+    if let Err(error) = std::thread::Builder::new()
+        .name("skillpub-watch".to_owned())
+        .spawn(follow)
+    {
+        eprintln!("skillpub serve: cannot start watching the folder: {error}");
     }
-}
-
-/// Every file and folder under a skills folder with its size and modification time.
-type Fingerprint = Vec<(PathBuf, u64, Option<SystemTime>)>;
-
-/// Every file and folder under `dir` with its size and modification time, sorted.
-fn fingerprint(dir: &Path) -> Fingerprint {
-    let mut found = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(folder) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Ok(meta) = std::fs::symlink_metadata(&path) else {
-                continue;
-            };
-            if meta.is_dir() {
-                pending.push(path.clone());
-            }
-            found.push((path, meta.len(), meta.modified().ok()));
-        }
-    }
-    found.sort();
-    found
 }

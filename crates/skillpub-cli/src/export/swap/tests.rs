@@ -1,0 +1,145 @@
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::{ASIDE_SUFFIX, Part, Placed, STAGING_PREFIX, place, place_aside, put_back, recover};
+
+/// A scratch folder, removed at the end.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let path = std::env::temp_dir().join(format!(
+            "skillpub-swap-{name}-{}-{nanos}",
+            std::process::id()
+        ));
+        fs::create_dir_all(&path).unwrap();
+        Self(path)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+fn write(path: &Path, text: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+fn read(path: &Path) -> String {
+    fs::read_to_string(path).unwrap()
+}
+
+/// A staging folder and a target folder `agent-skills`, each with an `index.json` of its own.
+fn folders(scratch: &Scratch) -> (PathBuf, Part) {
+    let staging = scratch.0.join(format!("{STAGING_PREFIX}1"));
+    write(&staging.join("agent-skills/index.json"), "new");
+    let part = Part::new("agent-skills", scratch.0.join("agent-skills"), true);
+    write(&part.target.join("index.json"), "old");
+    (staging, part)
+}
+
+#[test]
+fn a_folder_is_exchanged_and_put_back_where_the_platform_can() {
+    let scratch = Scratch::new("exchange");
+    let (staging, part) = folders(&scratch);
+    let staged = staging.join("agent-skills");
+    let how = place(&staged, &part).unwrap();
+    if cfg!(any(target_os = "linux", target_os = "android")) {
+        assert!(matches!(how, Placed::Exchanged), "{how:?}");
+    }
+    assert_eq!(read(&part.target.join("index.json")), "new");
+    put_back(&staged, &part, &how).unwrap();
+    assert_eq!(read(&part.target.join("index.json")), "old");
+}
+
+#[test]
+fn without_an_exchange_a_folder_moves_aside_and_comes_back() {
+    let scratch = Scratch::new("aside-folder");
+    let (staging, part) = folders(&scratch);
+    let staged = staging.join("agent-skills");
+    let how = place_aside(&staged, &part).unwrap();
+    assert_eq!(read(&part.target.join("index.json")), "new");
+    assert_eq!(
+        read(&staging.join(format!("agent-skills{ASIDE_SUFFIX}/index.json"))),
+        "old"
+    );
+    put_back(&staged, &part, &how).unwrap();
+    assert_eq!(read(&part.target.join("index.json")), "old");
+    assert_eq!(read(&staged.join("index.json")), "new");
+}
+
+#[test]
+fn without_an_exchange_a_file_is_replaced_in_one_rename_and_comes_back() {
+    let scratch = Scratch::new("aside-file");
+    let staging = scratch.0.join(format!("{STAGING_PREFIX}1"));
+    write(&staging.join("_headers"), "new");
+    let part = Part::new("_headers", scratch.0.join("_headers"), false);
+    write(&part.target, "old");
+    let how = place_aside(&staging.join("_headers"), &part).unwrap();
+    let Placed::Aside(aside) = &how else {
+        panic!("{how:?}")
+    };
+    assert_eq!(read(&part.target), "new");
+    assert_eq!(read(aside), "old");
+    put_back(&staging.join("_headers"), &part, &how).unwrap();
+    assert_eq!(read(&part.target), "old");
+}
+
+#[test]
+fn a_folder_never_replaces_a_file_nor_a_file_a_folder() {
+    let scratch = Scratch::new("kinds");
+    let staging = scratch.0.join(format!("{STAGING_PREFIX}1"));
+    write(&staging.join("api-catalog/index.json"), "a folder");
+    let file_target = Part::new("api-catalog", scratch.0.join("api-catalog"), true);
+    write(&file_target.target, "a file");
+    let problem = place(&staging.join("api-catalog"), &file_target).unwrap_err();
+    assert!(
+        problem.ends_with("is a file, but the export writes a folder there; move it away"),
+        "{problem}"
+    );
+    assert_eq!(read(&file_target.target), "a file");
+
+    write(&staging.join("_headers"), "a file");
+    let folder_target = Part::new("_headers", scratch.0.join("_headers"), false);
+    write(&folder_target.target.join("mine"), "kept");
+    let problem = place(&staging.join("_headers"), &folder_target).unwrap_err();
+    assert!(
+        problem.ends_with("is a folder, but the export writes a file there; move it away"),
+        "{problem}"
+    );
+    assert_eq!(read(&folder_target.target.join("mine")), "kept");
+}
+
+#[test]
+fn a_crashed_export_is_cleared_and_a_folder_it_moved_aside_is_put_back() {
+    let scratch = Scratch::new("recover");
+    let staging = scratch.0.join(format!("{STAGING_PREFIX}424242"));
+    // The crash came between the two renames: the previous tree is aside, its place empty.
+    write(
+        &staging.join(format!("agent-skills{ASIDE_SUFFIX}/index.json")),
+        "old",
+    );
+    write(&staging.join("agent-skills/index.json"), "new");
+    // A previous `_headers` aside whose place is taken again is not put back.
+    write(&staging.join(format!("_headers{ASIDE_SUFFIX}")), "older");
+    let parts = [
+        Part::new("agent-skills", scratch.0.join("agent-skills"), true),
+        Part::new("_headers", scratch.0.join("_headers"), false),
+    ];
+    write(&parts[1].target, "current");
+    write(&scratch.0.join("security.txt"), "not ours");
+
+    recover(&scratch.0, &parts);
+
+    assert_eq!(read(&parts[0].target.join("index.json")), "old");
+    assert_eq!(read(&parts[1].target), "current");
+    assert!(!staging.exists());
+    assert_eq!(read(&scratch.0.join("security.txt")), "not ours");
+}
