@@ -278,6 +278,27 @@ async fn a_large_response_read_slowly_is_never_cut() {
 }
 
 #[tokio::test]
+async fn a_client_that_stops_reading_is_closed_after_the_send_timeout() {
+    let send = Duration::from_millis(300);
+    let server = Running::start(|s| s.send_timeout(send)).await;
+    let socket = TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(64 * 1024).unwrap();
+    let mut stream = socket.connect(server.addr).await.unwrap();
+    send_get(&mut stream, "/large").await;
+    let mut first = [0; 1024];
+    stream.read_exact(&mut first).await.unwrap();
+    sleep(send + SLACK).await;
+    // What the kernel had already taken still arrives, then the end: the rest never does.
+    let mut rest = Vec::new();
+    let read = timeout(SLACK, stream.read_to_end(&mut rest)).await;
+    assert!(read.is_ok(), "still open after the send timeout");
+    assert!(
+        first.len() + rest.len() < LARGE,
+        "the whole response arrived"
+    );
+}
+
+#[tokio::test]
 async fn shutdown_closes_quiet_connections_at_once_and_lets_requests_in_flight_finish() {
     let mut server = Running::start(|s| s.grace_period(Duration::from_secs(5))).await;
     let mut silent = TcpStream::connect(server.addr).await.unwrap();

@@ -3,9 +3,10 @@
 //!
 //! A connection is *busy* while a request is in flight (from the complete head until the
 //! response body is dropped by hyper) or while the socket refuses the bytes of a response
-//! (hyper may have dropped a large body already and still be writing it). Otherwise it is
-//! *quiet*, and then either reading a request head (since it was accepted, or since the first
-//! byte of the next request) or idle between requests.
+//! (hyper may have dropped a large body already and still be writing it): then it is *stalled*
+//! from the first refused write after the last accepted one. Otherwise it is *quiet*, and then
+//! either reading a request head (since it was accepted, or since the first byte of the next
+//! request) or idle between requests.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -18,11 +19,12 @@ use tokio::time::Instant;
 /// The low bit of [`Activity::wait`]: set while a request head is being read.
 const READING_HEAD: u64 = 1;
 
-/// How long a quiet connection may stay so.
+/// How long a connection may stay quiet, or stalled.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Timeouts {
     pub(super) header_read: Duration,
     pub(super) idle: Duration,
+    pub(super) send: Duration,
 }
 
 /// What the connection's supervisor does next.
@@ -37,14 +39,15 @@ pub(super) enum Check {
 impl Timeouts {
     /// Decides from the connection's state at `now`.
     ///
-    /// It never looks further ahead than the shorter timeout, so that a change of state since
-    /// (a request ends, the first byte of a head arrives) is seen before its own deadline: a
-    /// connection is closed at its deadline, never later, and nothing has to wake the
-    /// supervisor on each request.
+    /// It never looks further ahead than the shortest timeout, so that a change of state
+    /// since (a request ends, the first byte of a head arrives, a write is refused) is seen
+    /// before its own deadline: a connection is closed at its deadline, never later, and
+    /// nothing has to wake the supervisor on each request.
     pub(super) fn check(self, state: State, now: Instant) -> Check {
-        let horizon = now + self.header_read.min(self.idle);
+        let horizon = now + self.header_read.min(self.idle).min(self.send);
         let deadline = match state {
             State::Busy => return Check::At(horizon),
+            State::Stalled { since } => since + self.send,
             State::ReadingHead { since } => since + self.header_read,
             State::Idle { since } => since + self.idle,
         };
@@ -59,8 +62,10 @@ impl Timeouts {
 /// A connection's state, as [`Activity::state`] reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum State {
-    /// A request is in flight, or a response is waiting for the socket.
+    /// A request is in flight, and the socket takes its bytes.
     Busy,
+    /// The socket has refused the bytes of a response since `since`: the client does not read.
+    Stalled { since: Instant },
     /// Quiet, and waiting for the rest of a request head since `since`.
     ReadingHead { since: Instant },
     /// Quiet between two requests since `since`.
@@ -75,8 +80,9 @@ pub(super) struct Activity {
     epoch: Instant,
     /// Requests whose response body hyper has not dropped yet.
     requests: AtomicUsize,
-    /// The socket's last write returned `Pending`: hyper holds bytes it could not send yet.
-    write_blocked: AtomicBool,
+    /// Zero while the socket takes writes; else one more than the nanoseconds since `epoch`
+    /// at which it began refusing them (hyper holds bytes it could not send yet).
+    stalled: AtomicU64,
     /// When the current quiet spell began, in nanoseconds since `epoch`, shifted left by one,
     /// with [`READING_HEAD`] set while it is spent reading a request head.
     wait: AtomicU64,
@@ -91,7 +97,7 @@ impl Activity {
         let activity = Self {
             epoch,
             requests: AtomicUsize::new(0),
-            write_blocked: AtomicBool::new(false),
+            stalled: AtomicU64::new(0),
             wait: AtomicU64::new(0),
             reclaim_requested: AtomicBool::new(false),
             reclaim: Notify::new(),
@@ -102,11 +108,17 @@ impl Activity {
 
     /// The connection's state now.
     pub(super) fn state(&self) -> State {
-        if self.is_busy() {
+        let stalled = self.stalled.load(Ordering::Acquire);
+        if stalled > 0 {
+            return State::Stalled {
+                since: self.instant(stalled - 1),
+            };
+        }
+        if self.requests.load(Ordering::Acquire) > 0 {
             return State::Busy;
         }
         let wait = self.wait.load(Ordering::Acquire);
-        let since = self.epoch + Duration::from_nanos(wait >> 1);
+        let since = self.instant(wait >> 1);
         if wait & READING_HEAD == 0 {
             State::Idle { since }
         } else {
@@ -116,7 +128,7 @@ impl Activity {
 
     /// Whether a request is in flight or a response is waiting for the socket.
     pub(super) fn is_busy(&self) -> bool {
-        self.requests.load(Ordering::Acquire) > 0 || self.write_blocked.load(Ordering::Acquire)
+        self.requests.load(Ordering::Acquire) > 0 || self.stalled.load(Ordering::Acquire) > 0
     }
 
     /// Bytes arrived: on an idle connection they begin a request head, and the header timeout
@@ -134,10 +146,15 @@ impl Activity {
         InFlight(Arc::clone(self))
     }
 
-    /// The socket accepted a write (`blocked` false) or refused one (`blocked` true).
-    pub(super) fn wrote(&self, blocked: bool) {
-        let was_blocked = self.write_blocked.swap(blocked, Ordering::AcqRel);
-        if was_blocked && !blocked && self.requests.load(Ordering::Acquire) == 0 {
+    /// The socket accepted a write (`refused` false) or refused one (`refused` true).
+    pub(super) fn wrote(&self, refused: bool) {
+        if refused {
+            if self.stalled.load(Ordering::Acquire) == 0 {
+                self.stalled.store(self.nanos() + 1, Ordering::Release);
+            }
+        } else if self.stalled.swap(0, Ordering::AcqRel) > 0
+            && self.requests.load(Ordering::Acquire) == 0
+        {
             self.begin_wait(0);
         }
     }
@@ -155,18 +172,26 @@ impl Activity {
 
     fn request_finished(&self) {
         let was = self.requests.fetch_sub(1, Ordering::AcqRel);
-        if was == 1 && !self.write_blocked.load(Ordering::Acquire) {
+        if was == 1 && self.stalled.load(Ordering::Acquire) == 0 {
             self.begin_wait(0);
         }
     }
 
     /// Starts a quiet spell now, reading a head (`READING_HEAD`) or idle (`0`).
     fn begin_wait(&self, reading_head: u64) {
-        let nanos = u64::try_from(self.epoch.elapsed().as_nanos())
-            .unwrap_or(u64::MAX)
-            .min(u64::MAX >> 1);
         self.wait
-            .store((nanos << 1) | reading_head, Ordering::Release);
+            .store((self.nanos() << 1) | reading_head, Ordering::Release);
+    }
+
+    /// Now, in nanoseconds since `epoch`; room is left for a flag bit (some 290 years).
+    fn nanos(&self) -> u64 {
+        u64::try_from(self.epoch.elapsed().as_nanos())
+            .unwrap_or(u64::MAX)
+            .min(u64::MAX >> 1)
+    }
+
+    fn instant(&self, nanos: u64) -> Instant {
+        self.epoch + Duration::from_nanos(nanos)
     }
 }
 
@@ -265,6 +290,7 @@ mod tests {
     const TIMEOUTS: Timeouts = Timeouts {
         header_read: Duration::from_secs(10),
         idle: Duration::from_secs(60),
+        send: Duration::from_secs(30),
     };
 
     fn secs(n: u64) -> Duration {
@@ -296,6 +322,17 @@ mod tests {
     }
 
     #[test]
+    fn a_stalled_response_expires_after_the_send_timeout() {
+        let since = Instant::now();
+        let state = State::Stalled { since };
+        assert_eq!(
+            TIMEOUTS.check(state, since + secs(25)),
+            Check::At(since + secs(30))
+        );
+        assert_eq!(TIMEOUTS.check(state, since + secs(30)), Check::Expired);
+    }
+
+    #[test]
     fn a_busy_connection_never_expires() {
         let now = Instant::now();
         assert_eq!(TIMEOUTS.check(State::Busy, now), Check::At(now + secs(10)));
@@ -311,8 +348,17 @@ mod tests {
         let request = activity.request_started();
         assert_eq!(activity.state(), State::Busy);
         activity.wrote(true);
+        let State::Stalled { since } = activity.state() else {
+            panic!("not stalled: {:?}", activity.state());
+        };
+        activity.wrote(true);
+        assert_eq!(
+            activity.state(),
+            State::Stalled { since },
+            "still the first refusal"
+        );
         drop(request);
-        assert_eq!(activity.state(), State::Busy, "the socket still owes bytes");
+        assert!(activity.is_busy(), "the socket still owes bytes");
         activity.wrote(false);
         assert!(matches!(activity.state(), State::Idle { .. }));
 

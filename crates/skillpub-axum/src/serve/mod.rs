@@ -13,8 +13,10 @@
 //!   [`idle_timeout`](Serve::idle_timeout) (default 75 s) is closed.
 //! - **Busy connections are never idle.** From a complete request head until hyper has handed
 //!   the whole response to the socket, streaming responses (server-sent events) included, a
-//!   connection is busy: no timeout and no reclaim closes it; only the grace period at
-//!   shutdown does.
+//!   connection is busy: neither the timeouts above nor a reclaim close it.
+//! - **Send timeout.** A client that stops reading a response: when the socket has refused
+//!   its bytes for [`send_timeout`](Serve::send_timeout) (default 60 s, nginx's
+//!   `send_timeout`) without taking any, the connection is closed.
 //! - **Flood resistance.** When `accept` fails because the process ran out of file descriptors
 //!   (`EMFILE`, `ENFILE`, or any error that is not about the one connection), or when the
 //!   optional [`max_connections`](Serve::max_connections) cap is reached, the oldest quiet
@@ -30,10 +32,10 @@
 //!   future returns `Ok(())`.
 //!
 //! Only HTTP/1.1 (and 1.0) is spoken: put TLS and HTTP/2 in a proxy or CDN in front, as most
-//! deployments do. A request body sent slowly, or a response larger than the socket buffers
-//! read slowly, keeps its request in flight: there is no body or send timeout, so a service
-//! that takes large uploads or serves large files to untrusted clients bounds them itself, or
-//! sits behind a proxy that does. A connection upgraded to another protocol (a WebSocket)
+//! deployments do. A request body sent slowly keeps its request in flight with no timeout,
+//! and so does a response read slowly but steadily: a service that takes large uploads, or
+//! serves large files to untrusted clients, bounds them itself or sits behind a proxy that
+//! does. A connection upgraded to another protocol (a WebSocket)
 //! leaves the server's care: no timeout applies to it and shutdown does not wait for it.
 //!
 //! # Example
@@ -50,6 +52,7 @@
 //! skillpub_axum::serve(listener, app)
 //!     .header_read_timeout(Duration::from_secs(10))
 //!     .idle_timeout(Duration::from_secs(75))
+//!     .send_timeout(Duration::from_secs(60))
 //!     .grace_period(Duration::from_secs(10))
 //!     .await?; // returns after Ctrl-C or SIGTERM, once the connections are closed
 //! # Ok(())
@@ -86,6 +89,10 @@ pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// connections, so that they close first and never reuse a connection the server is closing.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(75);
 
+/// How long the socket may refuse the bytes of a response, by default: nginx's
+/// `send_timeout`.
+pub const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// How long requests in flight may take to finish after the shutdown signal, by default.
 pub const DEFAULT_GRACE_PERIOD: Duration = Duration::from_secs(10);
 
@@ -116,6 +123,7 @@ pub fn serve(listener: TcpListener, app: Router) -> Serve {
         app,
         header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
         idle_timeout: DEFAULT_IDLE_TIMEOUT,
+        send_timeout: DEFAULT_SEND_TIMEOUT,
         grace_period: DEFAULT_GRACE_PERIOD,
         max_connections: None,
         shutdown: None,
@@ -132,6 +140,7 @@ pub struct Serve {
     app: Router,
     header_read_timeout: Duration,
     idle_timeout: Duration,
+    send_timeout: Duration,
     grace_period: Duration,
     max_connections: Option<usize>,
     shutdown: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
@@ -178,6 +187,28 @@ impl Serve {
     /// ```
     pub fn idle_timeout(mut self, timeout: Duration) -> Self {
         self.idle_timeout = timeout;
+        self
+    }
+
+    /// How long the socket may refuse the bytes of a response before the connection is closed
+    /// (default [`DEFAULT_SEND_TIMEOUT`], 60 s): a client that stops reading. Any byte the
+    /// socket takes starts it again. More than zero, at most [`MAX_TIMEOUT`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// # let listener = skillpub_axum::serve::bind("127.0.0.1:0").await?;
+    /// # let app = axum::Router::new();
+    /// let server = skillpub_axum::serve(listener, app)
+    ///     .send_timeout(std::time::Duration::from_secs(20));
+    /// # drop(server);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn send_timeout(mut self, timeout: Duration) -> Self {
+        self.send_timeout = timeout;
         self
     }
 
@@ -260,6 +291,7 @@ impl Serve {
             timeouts: Timeouts {
                 header_read: positive("header_read_timeout", self.header_read_timeout)?,
                 idle: positive("idle_timeout", self.idle_timeout)?,
+                send: positive("send_timeout", self.send_timeout)?,
             },
             grace_period: at_most_max("grace_period", self.grace_period)?,
             max_connections: match self.max_connections {
@@ -288,6 +320,7 @@ impl fmt::Debug for Serve {
             .field("listener", &self.listener)
             .field("header_read_timeout", &self.header_read_timeout)
             .field("idle_timeout", &self.idle_timeout)
+            .field("send_timeout", &self.send_timeout)
             .field("grace_period", &self.grace_period)
             .field("max_connections", &self.max_connections)
             .field(

@@ -36,6 +36,11 @@ refuses!(
     "`idle_timeout` is 3601s; give more than zero and at most 3600s"
 );
 refuses!(
+    a_zero_send_timeout,
+    send_timeout(Duration::ZERO),
+    "`send_timeout` is 0ns; give more than zero and at most 3600s"
+);
+refuses!(
     an_endless_header_timeout,
     header_read_timeout(Duration::MAX),
     "`header_read_timeout` is 18446744073709551615.999999999s; give more than zero and at most 3600s"
@@ -56,6 +61,7 @@ async fn the_defaults_and_the_bounds_are_accepted() {
     let limits = server().await.limits().unwrap();
     assert_eq!(limits.timeouts.header_read, DEFAULT_HEADER_READ_TIMEOUT);
     assert_eq!(limits.timeouts.idle, DEFAULT_IDLE_TIMEOUT);
+    assert_eq!(limits.timeouts.send, DEFAULT_SEND_TIMEOUT);
     assert_eq!(limits.grace_period, DEFAULT_GRACE_PERIOD);
     assert_eq!(limits.max_connections, None);
 
