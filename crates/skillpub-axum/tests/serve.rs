@@ -198,9 +198,9 @@ async fn a_silent_connection_is_closed_within_the_header_timeout() {
 async fn a_head_sent_slowly_is_closed_within_the_header_timeout() {
     let header = Duration::from_millis(400);
     let server = Running::start(|s| s.header_read_timeout(header)).await;
-    let mut reader = TcpStream::connect(server.addr).await.unwrap();
     let started = Instant::now();
-    let (read_half, mut write_half) = reader.split();
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    let (mut read_half, mut write_half) = stream.split();
     let slow_loris = async {
         write_half.write_all(b"GET / HTTP/1.1\r\n").await?;
         loop {
@@ -208,9 +208,9 @@ async fn a_head_sent_slowly_is_closed_within_the_header_timeout() {
             write_half.write_all(b"X-Slow: 1\r\n").await?;
         }
     };
-    let mut read_half = read_half;
     let mut byte = [0; 1];
     tokio::select! {
+        // A write fails once the server has closed the connection.
         result = slow_loris => {
             let _: std::io::Result<()> = result;
         }
