@@ -30,6 +30,7 @@
 //! | Name | Description | Default |
 //! |---|---|---|
 //! | `axum` | The router for `/.well-known/agent-skills/`, as `skillpub::axum` | yes |
+//! | `server` | A hardened HTTP/1.1 server for your app, as `skillpub::axum::serve` (header-read and idle timeouts, graceful shutdown, flood resistance) | yes |
 //! | `client` | The strict client and the checks of `skillpub check`, as `skillpub::client` | no |
 //! | `testing` | `skillpub::testing::assert_conforms(router)` for your own `#[tokio::test]`s | no |
 //! | `mcp` | The same catalog over MCP with the skills extension (SEP-2640), as `skillpub::mcp` | no |

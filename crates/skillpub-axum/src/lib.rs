@@ -42,10 +42,18 @@
 //! `X-Content-Type-Options: nosniff` and `Content-Security-Policy: default-src 'none'; sandbox`
 //! (an SVG, XML or HTML file opened in a browser cannot run script on your site). `HEAD` gets exactly the headers of `GET`, and no body.
 //! The `ETag` is the quoted digest (`"sha256:<hex>"`), so it is the same on every replica.
+//!
+//! # Crate features
+//!
+//! | Name | Description | Default |
+//! |---|---|---|
+//! | `server` | `serve`: a hardened HTTP/1.1 server for any `Router` (header-read and idle timeouts, graceful shutdown, flood resistance) | no (yes in the `skillpub` facade) |
 
 mod headers;
 mod link;
 mod router;
+#[cfg(feature = "server")]
+pub mod serve;
 
 pub use headers::{
     ALLOWED_METHODS, COMMON_HEADERS, DEFAULT_CACHE_CONTROL, DEFAULT_CACHE_CONTROL_TEXT,
@@ -54,6 +62,9 @@ pub use headers::{
 };
 pub use link::{AgentSkillsLink, AgentSkillsLinkLayer, InvalidIndexUrl, ResponseFuture};
 pub use router::{RouterBuilder, router};
+#[cfg(feature = "server")]
+#[doc(inline)]
+pub use serve::serve;
 
 #[cfg(test)]
 mod tests;

@@ -103,7 +103,7 @@ async fn serve(args: &Args) -> bool {
             router.oneshot(request)
         }))
     };
-    let listener = match tokio::net::TcpListener::bind(args.addr).await {
+    let listener = match skillpub_axum::serve::bind(args.addr).await {
         Ok(listener) => listener,
         Err(error) => {
             eprintln!(
@@ -118,7 +118,7 @@ async fn serve(args: &Args) -> bool {
     if args.watch {
         tokio::spawn(watch(args.skills_dir.clone(), current, seen));
     }
-    if let Err(error) = axum::serve(listener, app).await {
+    if let Err(error) = skillpub_axum::serve(listener, app).await {
         eprintln!("skillpub serve: {error}");
         return false;
     }

@@ -35,7 +35,7 @@ async fn main() -> ExitCode {
         .merge(skillpub::axum::router(catalog));
 
     let addr = std::env::var("SKILLPUB_ADDR").unwrap_or_else(|_| DEFAULT_ADDR.to_owned());
-    let listener = match tokio::net::TcpListener::bind(&addr).await {
+    let listener = match skillpub::axum::serve::bind(&addr).await {
         Ok(listener) => listener,
         Err(error) => {
             eprintln!("cannot listen on {addr}: {error}; set SKILLPUB_ADDR to a free HOST:PORT");
@@ -46,7 +46,8 @@ async fn main() -> ExitCode {
         Ok(local) => println!("Agent Skills index: http://{local}{INDEX_PATH}"),
         Err(error) => eprintln!("listening, but the address is unknown: {error}"),
     }
-    if let Err(error) = axum::serve(listener, app).await {
+    // Header-read and idle timeouts, flood resistance, graceful shutdown on Ctrl-C or SIGTERM.
+    if let Err(error) = skillpub::axum::serve(listener, app).await {
         eprintln!("server error: {error}");
         return ExitCode::FAILURE;
     }

@@ -1,0 +1,158 @@
+//! One connection: hyper's HTTP/1.1 state machine, and a supervisor beside it that closes the
+//! connection when a timeout passes, when the accept loop reclaims it, or when the server
+//! drains and it is quiet.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::{Pin, pin};
+use std::sync::Arc;
+use std::task::{Context, Poll, ready};
+
+use axum::Router;
+use axum::body::Body;
+use axum::routing::future::RouteFuture;
+use bytes::Bytes;
+use http::{Request, Response};
+use http_body::{Frame, SizeHint};
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use pin_project_lite::pin_project;
+use tokio::net::TcpStream;
+use tokio::sync::watch;
+use tokio::time::{Instant, sleep_until};
+use tower::Service;
+
+use super::activity::{Activity, Check, InFlight, Open, Timeouts};
+use super::io::Watched;
+
+/// Serves one connection until the client or a timeout closes it, the accept loop reclaims it
+/// while it is quiet, or the server drains (`draining` becomes true): then a quiet connection
+/// closes at once and a busy one finishes its response first. Dropping the returned future
+/// closes the socket.
+pub(super) async fn serve(
+    stream: TcpStream,
+    app: Router,
+    open: Open,
+    timeouts: Timeouts,
+    mut draining: watch::Receiver<bool>,
+) {
+    let activity = Arc::clone(open.activity());
+    let io = TokioIo::new(Watched::new(stream, Arc::clone(&activity)));
+    let service = Tracked {
+        app,
+        activity: Arc::clone(&activity),
+    };
+    let mut connection = pin!(
+        hyper::server::conn::http1::Builder::new()
+            .serve_connection(io, service)
+            .with_upgrades()
+    );
+    let mut finishing = false;
+    loop {
+        if !finishing && *draining.borrow_and_update() {
+            if !activity.is_busy() {
+                return;
+            }
+            connection.as_mut().graceful_shutdown();
+            finishing = true;
+        }
+        let next = match timeouts.check(activity.state(), Instant::now()) {
+            Check::Expired => return,
+            Check::At(next) => next,
+        };
+        tokio::select! {
+            biased;
+            // Closed by the client, at the end of a response after a graceful shutdown, on a
+            // protocol error, or upgraded: nothing more to do for this connection.
+            _ = connection.as_mut() => return,
+            changed = draining.changed(), if !finishing => {
+                if changed.is_err() {
+                    return;
+                }
+            }
+            () = activity.reclaimed() => {
+                if !activity.is_busy() {
+                    return;
+                }
+                activity.decline_reclaim();
+            }
+            () = sleep_until(next) => {}
+        }
+    }
+}
+
+/// The app, counting each request in flight on the connection's [`Activity`].
+#[derive(Debug, Clone)]
+struct Tracked {
+    app: Router,
+    activity: Arc<Activity>,
+}
+
+impl hyper::service::Service<Request<Incoming>> for Tracked {
+    type Response = Response<TrackedBody>;
+    type Error = Infallible;
+    type Future = TrackedFuture;
+
+    fn call(&self, request: Request<Incoming>) -> Self::Future {
+        let in_flight = self.activity.request_started();
+        // `Router<()>` is always ready, so it is called without `poll_ready`, as axum's own
+        // server does through `oneshot`.
+        let inner = self.app.clone().call(request);
+        TrackedFuture {
+            inner,
+            in_flight: Some(in_flight),
+        }
+    }
+}
+
+pin_project! {
+    /// The app's response, its body carrying the request's [`InFlight`] guard.
+    struct TrackedFuture {
+        #[pin]
+        inner: RouteFuture<Infallible>,
+        in_flight: Option<InFlight>,
+    }
+}
+
+impl Future for TrackedFuture {
+    type Output = Result<Response<TrackedBody>, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let response = ready!(this.inner.poll(cx))?;
+        let in_flight = this.in_flight.take();
+        Poll::Ready(Ok(response.map(|body| TrackedBody {
+            body,
+            _in_flight: in_flight,
+        })))
+    }
+}
+
+pin_project! {
+    /// A response body that keeps its request in flight until hyper drops it.
+    struct TrackedBody {
+        #[pin]
+        body: Body,
+        _in_flight: Option<InFlight>,
+    }
+}
+
+impl http_body::Body for TrackedBody {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        self.project().body.poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}

@@ -1,0 +1,425 @@
+//! A hardened HTTP/1.1 server for an axum [`Router`]: what every skillpub example and
+//! `skillpub serve` run, and what your own service can run too (feature `server`).
+//!
+//! `axum::serve` has no header-read timeout: a connection that sends nothing, or half a
+//! request head, stays open forever, and about a thousand of them take a server offline at the
+//! usual limit of 1,024 open files. [`serve`] takes the same arguments and guarantees:
+//!
+//! - **Header timeout.** A connection that has not sent a complete request head within
+//!   [`header_read_timeout`](Serve::header_read_timeout) (default 10 s) of being accepted, or
+//!   of the first byte of its next request, is closed: silent connections and slow-loris heads
+//!   alike.
+//! - **Idle timeout.** A keep-alive connection with no request for
+//!   [`idle_timeout`](Serve::idle_timeout) (default 75 s) is closed.
+//! - **Busy connections are never idle.** From a complete request head until hyper has handed
+//!   the whole response to the socket, streaming responses (server-sent events) included, a
+//!   connection is busy: neither the timeouts above nor a reclaim close it.
+//! - **Send timeout.** A client that stops reading a response: when the socket has refused
+//!   its bytes for [`send_timeout`](Serve::send_timeout) (default 60 s, nginx's
+//!   `send_timeout`) without taking any, the connection is closed.
+//! - **Flood resistance.** When `accept` fails because the process ran out of file descriptors
+//!   (`EMFILE`, `ENFILE`, or any error that is not about the one connection), or when the
+//!   optional [`max_connections`](Serve::max_connections) cap is reached, the oldest quiet
+//!   connections (idle, or still sending a head) are closed, up to 32 at a time as nginx does,
+//!   and `accept` is tried again as soon as one has closed (after 100 ms at most, never in a
+//!   busy loop). A request sent during a flood of idle or slow connections is therefore answered
+//!   in milliseconds instead of waiting for the attacker to let go. Bind with [`bind`], whose
+//!   listen backlog of 4096 (instead of 128) keeps the kernel from dropping new connections
+//!   while a burst is being accepted.
+//! - **Graceful shutdown** on Ctrl-C or SIGTERM (or a future of yours): the listener closes at
+//!   once, quiet connections close at once, requests in flight finish, and whatever is still
+//!   open after [`grace_period`](Serve::grace_period) (default 10 s) is closed; then the
+//!   future returns `Ok(())`.
+//!
+//! Only HTTP/1.1 (and 1.0) is spoken: put TLS and HTTP/2 in a proxy or CDN in front, as most
+//! deployments do. A request body sent slowly keeps its request in flight with no timeout,
+//! and so does a response read slowly but steadily: a service that takes large uploads, or
+//! serves large files to untrusted clients, bounds them itself or sits behind a proxy that
+//! does. A connection upgraded to another protocol (a WebSocket)
+//! leaves the server's care: no timeout applies to it and shutdown does not wait for it.
+//!
+//! # Example
+//!
+//! ```no_run
+//! use std::time::Duration;
+//!
+//! use axum::{Router, routing::get};
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let app = Router::new().route("/", get(|| async { "hello" }));
+//! let listener = skillpub_axum::serve::bind("0.0.0.0:3000").await?;
+//! // The defaults suit most services; each knob is shown here with its default.
+//! skillpub_axum::serve(listener, app)
+//!     .header_read_timeout(Duration::from_secs(10))
+//!     .idle_timeout(Duration::from_secs(75))
+//!     .send_timeout(Duration::from_secs(60))
+//!     .grace_period(Duration::from_secs(10))
+//!     .await?; // returns after Ctrl-C or SIGTERM, once the connections are closed
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! For a server of your own without this crate, see "Running it in production" in the README:
+//! hyper's HTTP/1.1 builder has a header timeout that `axum::serve` does not set.
+
+mod accept;
+mod activity;
+mod bind;
+mod connection;
+mod io;
+mod signal;
+
+use std::fmt;
+use std::future::{Future, IntoFuture};
+use std::num::NonZeroUsize;
+use std::pin::Pin;
+use std::time::Duration;
+
+use axum::Router;
+use tokio::net::TcpListener;
+
+use activity::Timeouts;
+pub use bind::{LISTEN_BACKLOG, bind};
+
+/// How long a connection may take to send a complete request head, by default.
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a keep-alive connection may wait for its next request, by default: nginx's
+/// `keepalive_timeout`, longer than the 60 s after which common load balancers drop idle
+/// connections, so that they close first and never reuse a connection the server is closing.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(75);
+
+/// How long the socket may refuse the bytes of a response, by default: nginx's
+/// `send_timeout`.
+pub const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long requests in flight may take to finish after the shutdown signal, by default.
+pub const DEFAULT_GRACE_PERIOD: Duration = Duration::from_secs(10);
+
+/// The longest timeout or grace period accepted: a bound longer than an hour protects nothing.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(60 * 60);
+
+/// Serves `app` on `listener` with the guarantees of the [module documentation](self).
+///
+/// Configure it with the methods of [`Serve`], then `.await` it: it runs until the shutdown
+/// signal (Ctrl-C or SIGTERM unless [`with_graceful_shutdown`](Serve::with_graceful_shutdown)
+/// replaces it) and the drain that follows.
+///
+/// # Example
+///
+/// ```no_run
+/// use axum::{Router, routing::get};
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let app = Router::new().route("/", get(|| async { "hello" }));
+/// let listener = skillpub_axum::serve::bind("127.0.0.1:3000").await?;
+/// skillpub_axum::serve(listener, app).await?;
+/// # Ok(())
+/// # }
+/// ```
+pub fn serve(listener: TcpListener, app: Router) -> Serve {
+    Serve {
+        listener,
+        app,
+        header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+        idle_timeout: DEFAULT_IDLE_TIMEOUT,
+        send_timeout: DEFAULT_SEND_TIMEOUT,
+        grace_period: DEFAULT_GRACE_PERIOD,
+        max_connections: None,
+        shutdown: None,
+    }
+}
+
+/// A server being configured; `.await` it to run it. Made by [`serve`].
+///
+/// The knobs are checked when it starts: a value out of range makes the future return a
+/// [`ServeError`] before it accepts anything.
+#[must_use = "a server does nothing until it is awaited"]
+pub struct Serve {
+    listener: TcpListener,
+    app: Router,
+    header_read_timeout: Duration,
+    idle_timeout: Duration,
+    send_timeout: Duration,
+    grace_period: Duration,
+    max_connections: Option<usize>,
+    shutdown: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
+}
+
+impl Serve {
+    /// How long a connection may take to send a complete request head, counted from its
+    /// accept or from the first byte of its next request (default
+    /// [`DEFAULT_HEADER_READ_TIMEOUT`], 10 s). More than zero, at most [`MAX_TIMEOUT`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// # let listener = skillpub_axum::serve::bind("127.0.0.1:0").await?;
+    /// # let app = axum::Router::new();
+    /// let server = skillpub_axum::serve(listener, app)
+    ///     .header_read_timeout(std::time::Duration::from_secs(5));
+    /// # drop(server);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long a keep-alive connection may wait for its next request (default
+    /// [`DEFAULT_IDLE_TIMEOUT`], 75 s). More than zero, at most [`MAX_TIMEOUT`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// # let listener = skillpub_axum::serve::bind("127.0.0.1:0").await?;
+    /// # let app = axum::Router::new();
+    /// let server = skillpub_axum::serve(listener, app)
+    ///     .idle_timeout(std::time::Duration::from_secs(30));
+    /// # drop(server);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// How long the socket may refuse the bytes of a response before the connection is closed
+    /// (default [`DEFAULT_SEND_TIMEOUT`], 60 s): a client that stops reading. Any byte the
+    /// socket takes starts it again. More than zero, at most [`MAX_TIMEOUT`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// # let listener = skillpub_axum::serve::bind("127.0.0.1:0").await?;
+    /// # let app = axum::Router::new();
+    /// let server = skillpub_axum::serve(listener, app)
+    ///     .send_timeout(std::time::Duration::from_secs(20));
+    /// # drop(server);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn send_timeout(mut self, timeout: Duration) -> Self {
+        self.send_timeout = timeout;
+        self
+    }
+
+    /// How long requests in flight may take to finish after the shutdown signal before their
+    /// connections are closed (default [`DEFAULT_GRACE_PERIOD`], 10 s). Zero closes them at
+    /// once; at most [`MAX_TIMEOUT`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// # let listener = skillpub_axum::serve::bind("127.0.0.1:0").await?;
+    /// # let app = axum::Router::new();
+    /// // Kubernetes kills a pod 30 s after SIGTERM: finish well before.
+    /// let server = skillpub_axum::serve(listener, app)
+    ///     .grace_period(std::time::Duration::from_secs(20));
+    /// # drop(server);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn grace_period(mut self, grace: Duration) -> Self {
+        self.grace_period = grace;
+        self
+    }
+
+    /// Caps the open connections (default: no cap but the open-file limit). At the cap, the
+    /// oldest quiet connection is closed to make room, and new connections wait in the
+    /// listen backlog while every connection is busy. At least 1.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// # let listener = skillpub_axum::serve::bind("127.0.0.1:0").await?;
+    /// # let app = axum::Router::new();
+    /// let server = skillpub_axum::serve(listener, app).max_connections(10_000);
+    /// # drop(server);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn max_connections(mut self, max: usize) -> Self {
+        self.max_connections = Some(max);
+        self
+    }
+
+    /// Shuts down when `signal` resolves, instead of on Ctrl-C or SIGTERM.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    /// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    /// let server = tokio::spawn(
+    ///     skillpub_axum::serve(listener, axum::Router::new())
+    ///         .with_graceful_shutdown(async move {
+    ///             let _ = stopped.await;
+    ///         })
+    ///         .into_future(),
+    /// );
+    /// stop.send(()).expect("the server listens");
+    /// server.await??; // returns once every connection is closed
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn with_graceful_shutdown(
+        mut self,
+        signal: impl Future<Output = ()> + Send + 'static,
+    ) -> Self {
+        self.shutdown = Some(Box::pin(signal));
+        self
+    }
+
+    /// The knobs, checked.
+    fn limits(&self) -> Result<Limits, ServeError> {
+        Ok(Limits {
+            timeouts: Timeouts {
+                header_read: positive("header_read_timeout", self.header_read_timeout)?,
+                idle: positive("idle_timeout", self.idle_timeout)?,
+                send: positive("send_timeout", self.send_timeout)?,
+            },
+            grace_period: at_most_max("grace_period", self.grace_period)?,
+            max_connections: match self.max_connections {
+                None => None,
+                Some(max) => Some(NonZeroUsize::new(max).ok_or(ServeError::NoConnections)?),
+            },
+        })
+    }
+
+    async fn run(self) -> Result<(), ServeError> {
+        let limits = self.limits()?;
+        match self.shutdown {
+            Some(shutdown) => accept::run(self.listener, self.app, limits, shutdown).await,
+            None => {
+                let shutdown = signal::ctrl_c_or_terminate().map_err(ServeError::Signal)?;
+                accept::run(self.listener, self.app, limits, shutdown).await;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Serve {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Serve")
+            .field("listener", &self.listener)
+            .field("header_read_timeout", &self.header_read_timeout)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("send_timeout", &self.send_timeout)
+            .field("grace_period", &self.grace_period)
+            .field("max_connections", &self.max_connections)
+            .field(
+                "shutdown",
+                &if self.shutdown.is_some() {
+                    "custom"
+                } else {
+                    "Ctrl-C or SIGTERM"
+                },
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+impl IntoFuture for Serve {
+    type Output = Result<(), ServeError>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Self::Output> + Send>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.run())
+    }
+}
+
+/// Why a server could not run.
+///
+/// # Example
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> std::io::Result<()> {
+/// use std::time::Duration;
+///
+/// use skillpub_axum::serve::ServeError;
+///
+/// let listener = skillpub_axum::serve::bind("127.0.0.1:0").await?;
+/// let error = skillpub_axum::serve(listener, axum::Router::new())
+///     .header_read_timeout(Duration::ZERO)
+///     .await
+///     .unwrap_err();
+/// assert!(matches!(error, ServeError::OutOfRange { knob: "header_read_timeout", .. }));
+/// assert_eq!(
+///     error.to_string(),
+///     "`header_read_timeout` is 0ns; give more than zero and at most 3600s"
+/// );
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// A timeout is zero, or a timeout or the grace period is longer than [`MAX_TIMEOUT`].
+    #[error("`{knob}` is {value:?}; give {}", allowed(.knob))]
+    OutOfRange {
+        /// The method that set it, such as `header_read_timeout`.
+        knob: &'static str,
+        /// The value given.
+        value: Duration,
+    },
+    /// `max_connections(0)`.
+    #[error("`max_connections` is 0; give at least 1, or leave it unset for no cap")]
+    NoConnections,
+    /// The Ctrl-C or SIGTERM handler could not be installed.
+    #[error(
+        "cannot listen for Ctrl-C and SIGTERM: {0}; pass your own signal to `with_graceful_shutdown`"
+    )]
+    Signal(#[source] std::io::Error),
+}
+
+/// The checked knobs.
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    timeouts: Timeouts,
+    grace_period: Duration,
+    max_connections: Option<NonZeroUsize>,
+}
+
+/// The values a knob accepts, for [`ServeError::OutOfRange`].
+fn allowed(knob: &str) -> String {
+    let least = if knob == "grace_period" {
+        "zero"
+    } else {
+        "more than zero"
+    };
+    format!("{least} and at most {MAX_TIMEOUT:?}")
+}
+
+fn positive(knob: &'static str, value: Duration) -> Result<Duration, ServeError> {
+    if value.is_zero() {
+        return Err(ServeError::OutOfRange { knob, value });
+    }
+    at_most_max(knob, value)
+}
+
+fn at_most_max(knob: &'static str, value: Duration) -> Result<Duration, ServeError> {
+    if value > MAX_TIMEOUT {
+        return Err(ServeError::OutOfRange { knob, value });
+    }
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests;
