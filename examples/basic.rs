@@ -9,7 +9,8 @@
 use std::process::ExitCode;
 
 use axum::{Router, routing::get};
-use skillpub::{Catalog, INDEX_PATH, Skill};
+use skillpub::model::INDEX_PATH;
+use skillpub::{Catalog, Skill};
 
 static VERIFY_SKILL_DIGESTS: Skill = skillpub::skill!("examples/skills/verify-skill-digests");
 static WRITE_SKILL_MD: Skill = skillpub::skill!("examples/skills/write-skill-md");
@@ -31,7 +32,7 @@ async fn main() -> ExitCode {
             "/",
             get(|| async { "An app that publishes its Agent Skills.\n" }),
         )
-        .merge(skillpub::axum::router(catalog));
+        .merge(skillpub::web::router(catalog));
 
     let addr = std::env::var("SKILLPUB_ADDR").unwrap_or_else(|_| DEFAULT_ADDR.to_owned());
     let listener = match tokio::net::TcpListener::bind(&addr).await {

@@ -10,8 +10,9 @@
 use std::process::ExitCode;
 
 use axum::Router;
+use skillpub::Catalog;
 use skillpub::mcp::{HttpOptions, McpSkills};
-use skillpub::{Catalog, INDEX_PATH};
+use skillpub::model::INDEX_PATH;
 
 /// The address to listen on when `SKILLPUB_ADDR` is not set.
 const DEFAULT_ADDR: &str = "127.0.0.1:3000";
@@ -28,7 +29,7 @@ async fn main() -> ExitCode {
     };
     let mcp = McpSkills::new(catalog.clone()).streamable_http_service(HttpOptions::default());
     let app = Router::new()
-        .merge(skillpub::axum::router(catalog))
+        .merge(skillpub::web::router(catalog))
         .nest_service("/mcp", mcp);
 
     let addr = std::env::var("SKILLPUB_ADDR").unwrap_or_else(|_| DEFAULT_ADDR.to_owned());

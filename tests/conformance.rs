@@ -13,7 +13,7 @@ use skillpub_client::testing::{assert_conforms, check_service};
 async fn the_router_passes_every_check_in_process() {
     let app = Router::new()
         .route("/", get(|| async { "home" }))
-        .merge(skillpub::axum::router(
+        .merge(skillpub::web::router(
             skillpub::Catalog::from_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills"))
                 .unwrap(),
         ));
@@ -22,8 +22,7 @@ async fn the_router_passes_every_check_in_process() {
 
 #[tokio::test]
 async fn the_report_has_no_warnings_for_the_demo() {
-    let report =
-        check_service(Router::new().merge(skillpub::axum::router(example_catalog()))).await;
+    let report = check_service(Router::new().merge(skillpub::web::router(example_catalog()))).await;
     assert!(report.passed(), "{report}");
     assert_eq!(report.count(Status::Warn), 0, "{report}");
     assert!(report.count(Status::Ok) > 10, "{report}");

@@ -91,7 +91,7 @@ async fn start_demo(relative: &str) -> Demo {
         .expect("the demo prints its URL");
     let url = line.rsplit(' ').next().unwrap();
     let origin = url
-        .strip_suffix(skillpub::INDEX_PATH)
+        .strip_suffix(skillpub::model::INDEX_PATH)
         .expect("the printed URL is the index")
         .to_owned();
     let addr = origin.strip_prefix("http://").unwrap().parse().unwrap();
@@ -163,7 +163,7 @@ async fn list_and_install(demo: &Demo, names: &[&str], scratch: &Scratch) -> Pat
     for name in names {
         let skill_md = std::fs::read(installed.join(name).join("SKILL.md"))
             .unwrap_or_else(|e| panic!("{name}/SKILL.md was not installed ({e}):\n{output}"));
-        let served = request(demo.addr, "GET", &skillpub::skill_md_path(name), &[]).await;
+        let served = request(demo.addr, "GET", &skillpub::model::skill_md_path(name), &[]).await;
         assert!(
             skill_md == served.body,
             "the installed {name}/SKILL.md differs from the served bytes"

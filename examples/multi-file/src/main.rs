@@ -11,7 +11,8 @@
 use std::process::ExitCode;
 
 use axum::{Router, routing::get};
-use skillpub::{Catalog, INDEX_PATH};
+use skillpub::Catalog;
+use skillpub::model::INDEX_PATH;
 
 skillpub::include_skills!();
 
@@ -32,7 +33,7 @@ async fn main() -> ExitCode {
             "/",
             get(|| async { "An app that publishes a folder of Agent Skills.\n" }),
         )
-        .merge(skillpub::axum::router(catalog));
+        .merge(skillpub::web::router(catalog));
 
     let addr = std::env::var("SKILLPUB_ADDR").unwrap_or_else(|_| DEFAULT_ADDR.to_owned());
     let listener = match tokio::net::TcpListener::bind(&addr).await {
