@@ -8,8 +8,8 @@ pub use skillpub_core::{
 /// The data model, all of skillpub-core: skills, frontmatter and its validation, digests, the
 /// catalog, the discovery index, archives, well-known paths and limits.
 ///
-/// Named `model` rather than `core` so that `use skillpub::*;` does not shadow the `core`
-/// crate.
+/// Named `model` rather than `core` so that `use skillpub::*;` next to `use core::...;` is not
+/// ambiguous.
 #[doc(inline)]
 pub use skillpub_core as model;
 
