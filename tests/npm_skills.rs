@@ -42,14 +42,14 @@ fn npx_available(test: &str) -> bool {
         }
         Err(error) => format!("`npx` cannot be run ({error})"),
     };
-    let message = format!(
+    let missing = format!(
         "{problem}; install Node.js and npm (Debian: `apt-get install nodejs npm`, or https://nodejs.org)"
     );
     assert!(
         std::env::var_os("SKILLPUB_REQUIRE_EXTERNAL").is_none_or(|value| value != "1"),
-        "{test}: {message} (SKILLPUB_REQUIRE_EXTERNAL=1 is set, so this test must run)"
+        "{test}: SKILLPUB_REQUIRE_EXTERNAL=1 asks for every external tool, but {missing}"
     );
-    let _ = writeln!(std::io::stderr(), "skipped {test}: {message}");
+    let _ = writeln!(std::io::stderr(), "{test}: skipped: {missing}");
     false
 }
 
