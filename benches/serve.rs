@@ -27,12 +27,12 @@ fn start_up(c: &mut Criterion) {
         b.iter(|| black_box(catalog()))
     });
     let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills");
-    let folder = skillpub::read_skills_folder(examples).unwrap();
+    let folder = skillpub::model::read_skills_folder(examples).unwrap();
     c.bench_function("catalog/build_examples_with_archives", |b| {
         b.iter(|| black_box(folder.catalog().unwrap()))
     });
     c.bench_function("router/build_two_skills", |b| {
-        b.iter(|| black_box(skillpub::axum::router::<()>(catalog())))
+        b.iter(|| black_box(skillpub::web::router::<()>(catalog())))
     });
 }
 
@@ -40,14 +40,14 @@ fn requests(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();
-    let app: Router = skillpub::axum::router(catalog());
+    let app: Router = skillpub::web::router(catalog());
     let skill_md = "/.well-known/agent-skills/write-skill-md/SKILL.md";
     let etag = format!(
         "\"{}\"",
         catalog().get("write-skill-md").unwrap().skill_md().digest()
     );
     let cases: [(&str, &str, Option<&str>); 4] = [
-        ("router/get_index", skillpub::INDEX_PATH, None),
+        ("router/get_index", skillpub::model::INDEX_PATH, None),
         ("router/get_skill_md", skill_md, None),
         ("router/not_modified", skill_md, Some(&etag)),
         (

@@ -9,7 +9,8 @@
 use std::process::ExitCode;
 
 use axum::{Router, routing::get};
-use skillpub::{Catalog, INDEX_PATH, Skill};
+use skillpub::model::INDEX_PATH;
+use skillpub::{Catalog, Skill};
 
 static VERIFY_SKILL_DIGESTS: Skill = skillpub::skill!("examples/skills/verify-skill-digests");
 static WRITE_SKILL_MD: Skill = skillpub::skill!("examples/skills/write-skill-md");
@@ -31,10 +32,10 @@ async fn main() -> ExitCode {
             "/",
             get(|| async { "An app that publishes its Agent Skills.\n" }),
         )
-        .merge(skillpub::axum::router(catalog));
+        .merge(skillpub::web::router(catalog));
 
     let addr = std::env::var("SKILLPUB_ADDR").unwrap_or_else(|_| DEFAULT_ADDR.to_owned());
-    let listener = match skillpub::axum::serve::bind(&addr).await {
+    let listener = match skillpub::web::serve::bind(&addr).await {
         Ok(listener) => listener,
         Err(error) => {
             eprintln!("cannot listen on {addr}: {error}; set SKILLPUB_ADDR to a free HOST:PORT");
@@ -46,7 +47,7 @@ async fn main() -> ExitCode {
         Err(error) => eprintln!("listening, but the address is unknown: {error}"),
     }
     // Header-read and idle timeouts, flood resistance, graceful shutdown on Ctrl-C or SIGTERM.
-    if let Err(error) = skillpub::axum::serve(listener, app).await {
+    if let Err(error) = skillpub::web::serve(listener, app).await {
         eprintln!("server error: {error}");
         return ExitCode::FAILURE;
     }

@@ -10,8 +10,9 @@
 use std::process::ExitCode;
 
 use axum::Router;
+use skillpub::Catalog;
 use skillpub::mcp::{HttpOptions, McpSkills};
-use skillpub::{Catalog, INDEX_PATH};
+use skillpub::model::INDEX_PATH;
 
 /// The address to listen on when `SKILLPUB_ADDR` is not set.
 const DEFAULT_ADDR: &str = "127.0.0.1:3000";
@@ -28,11 +29,11 @@ async fn main() -> ExitCode {
     };
     let mcp = McpSkills::new(catalog.clone()).streamable_http_service(HttpOptions::default());
     let app = Router::new()
-        .merge(skillpub::axum::router(catalog))
+        .merge(skillpub::web::router(catalog))
         .nest_service("/mcp", mcp);
 
     let addr = std::env::var("SKILLPUB_ADDR").unwrap_or_else(|_| DEFAULT_ADDR.to_owned());
-    let listener = match skillpub::axum::serve::bind(&addr).await {
+    let listener = match skillpub::web::serve::bind(&addr).await {
         Ok(listener) => listener,
         Err(error) => {
             eprintln!("cannot listen on {addr}: {error}; set SKILLPUB_ADDR to a free HOST:PORT");
@@ -47,7 +48,7 @@ async fn main() -> ExitCode {
         Err(error) => eprintln!("listening, but the address is unknown: {error}"),
     }
     // Header-read and idle timeouts, flood resistance, graceful shutdown on Ctrl-C or SIGTERM.
-    if let Err(error) = skillpub::axum::serve(listener, app).await {
+    if let Err(error) = skillpub::web::serve(listener, app).await {
         eprintln!("server error: {error}");
         return ExitCode::FAILURE;
     }

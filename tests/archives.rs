@@ -10,7 +10,8 @@ use std::process::Command;
 
 use axum::Router;
 use common::{Scratch, request, serve};
-use skillpub::{Catalog, Digest};
+use skillpub::Catalog;
+use skillpub::model::{Digest, INDEX_PATH};
 
 const SKILLS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills");
 const SKILL: &str = "publish-agent-skills";
@@ -53,7 +54,7 @@ fn source() -> BTreeMap<String, Vec<u8>> {
 /// Downloads `path` and checks its digest against the index entry or the catalog.
 async fn download(path: &str) -> Vec<u8> {
     let catalog = Catalog::from_dir(SKILLS).unwrap();
-    let addr = serve(Router::new().merge(skillpub::axum::router(catalog))).await;
+    let addr = serve(Router::new().merge(skillpub::web::router(catalog))).await;
     let wire = request(addr, "GET", path, &[]).await;
     assert_eq!(wire.status, 200, "{path}");
     assert_eq!(
@@ -77,10 +78,9 @@ fn run(command: &mut Command) {
 #[tokio::test]
 async fn the_index_digest_is_the_digest_of_the_served_tar_gz() {
     let catalog = Catalog::from_dir(SKILLS).unwrap();
-    let addr = serve(Router::new().merge(skillpub::axum::router(catalog))).await;
+    let addr = serve(Router::new().merge(skillpub::web::router(catalog))).await;
     let index: serde_json::Value =
-        serde_json::from_slice(&request(addr, "GET", skillpub::INDEX_PATH, &[]).await.body)
-            .unwrap();
+        serde_json::from_slice(&request(addr, "GET", INDEX_PATH, &[]).await.body).unwrap();
     let entry = index["skills"]
         .as_array()
         .unwrap()

@@ -15,7 +15,7 @@ use skillpub_client::testing::{
 async fn the_router_passes_every_check_in_process() {
     let app = Router::new()
         .route("/", get(|| async { "home" }))
-        .merge(skillpub::axum::router(
+        .merge(skillpub::web::router(
             skillpub::Catalog::from_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills"))
                 .unwrap(),
         ));
@@ -24,8 +24,7 @@ async fn the_router_passes_every_check_in_process() {
 
 #[tokio::test]
 async fn the_report_has_no_warnings_for_the_demo() {
-    let report =
-        check_service(Router::new().merge(skillpub::axum::router(example_catalog()))).await;
+    let report = check_service(Router::new().merge(skillpub::web::router(example_catalog()))).await;
     assert!(report.passed(), "{report}");
     assert_eq!(report.count(Status::Warn), 0, "{report}");
     assert!(report.count(Status::Ok) > 10, "{report}");
@@ -72,7 +71,7 @@ async fn assert_conforms_panics_with_the_whole_report() {
 /// `ETag` (here because the `Accept-Encoding` is taken off before the router sees it), and the
 /// layer compresses them under that `ETag` and gzips the archive a second time.
 fn compressed_without_variants() -> Router {
-    let plain_router = skillpub::axum::router(archive_catalog()).layer(
+    let plain_router = skillpub::web::router(archive_catalog()).layer(
         tower::util::MapRequestLayer::new(|mut request: axum::extract::Request| {
             request.headers_mut().remove(http::header::ACCEPT_ENCODING);
             request
@@ -121,7 +120,7 @@ fn tenant_app() -> Router {
     builder
         .url_style(skillpub_core::UrlStyle::Relative)
         .skills([&common::VERIFY_SKILL_DIGESTS, &common::WRITE_SKILL_MD]);
-    let skills = skillpub::axum::router(builder.build().unwrap());
+    let skills = skillpub::web::router(builder.build().unwrap());
     Router::new()
         .nest("/tenant", skills)
         .fallback(|| async { axum::response::Html("<html>app</html>") })

@@ -95,7 +95,7 @@ fn get_index(addr: SocketAddr) -> (String, Duration) {
     write!(
         stream,
         "GET {} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n",
-        skillpub::INDEX_PATH
+        skillpub::model::INDEX_PATH
     )
     .unwrap();
     let mut answer = String::new();

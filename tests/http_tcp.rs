@@ -5,7 +5,8 @@ mod common;
 use axum::extract::State;
 use axum::{Router, routing::get};
 use common::{Wire, example_catalog, request, serve};
-use skillpub::{Catalog, Digest, INDEX_PATH};
+use skillpub::Catalog;
+use skillpub::model::{Digest, INDEX_PATH};
 
 const PATHS_THAT_DO_NOT: [&str; 11] = [
     "/.well-known/agent-skills/no-such-skill/SKILL.md",
@@ -43,7 +44,7 @@ fn published() -> Vec<(String, &'static str)> {
 }
 
 async fn app_addr() -> std::net::SocketAddr {
-    serve(Router::new().merge(skillpub::axum::router(full_catalog()))).await
+    serve(Router::new().merge(skillpub::web::router(full_catalog()))).await
 }
 
 fn assert_common_headers(wire: &Wire) {
@@ -201,7 +202,7 @@ async fn the_router_merges_into_an_app_with_its_own_routes_and_state() {
             "/hello",
             get(|State(state): State<AppState>| async move { state.greeting }),
         )
-        .merge(skillpub::axum::router::<AppState>(example_catalog()))
+        .merge(skillpub::web::router::<AppState>(example_catalog()))
         .with_state(AppState {
             greeting: "hello from the app",
         });

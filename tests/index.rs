@@ -5,7 +5,8 @@
 mod common;
 
 use common::example_catalog;
-use skillpub::{Catalog, Digest, SCHEMA_URI, UrlStyle};
+use skillpub::Catalog;
+use skillpub::model::{Digest, SCHEMA_URI, UrlStyle};
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/index.json");
 

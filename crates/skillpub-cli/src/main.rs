@@ -10,9 +10,19 @@ mod export;
 mod lint;
 mod serve;
 
-/// Publish-side tools for Agent Skills (agentskills.io, discovery draft 0.2.0).
+/// What `skillpub`, `skillpub -h` and `skillpub --help` print above the usage: every command,
+/// one line each, so that a first run without arguments shows what the tool does.
+const ABOUT: &str = "\
+Publish and check Agent Skills (agentskills.io, discovery draft 0.2.0).
+
+  skillpub check https://example.com   check a live site like a strict client
+  skillpub lint skills/                validate skill folders before they are published
+  skillpub export skills/ public/      write them as a static tree for nginx or a CDN
+  skillpub serve skills/ --watch       serve them locally, rebuilt as files change";
+
+/// The `skillpub` command line.
 #[derive(Debug, Parser)]
-#[command(name = "skillpub", version, about)]
+#[command(name = "skillpub", version, about = ABOUT, long_about = None)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -53,5 +63,49 @@ fn main() -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+    use clap::error::ErrorKind;
+
+    use super::Cli;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn running_without_arguments_shows_every_command_with_an_example() {
+        let error = Cli::command()
+            .try_get_matches_from(["skillpub"])
+            .unwrap_err();
+        assert_eq!(
+            error.kind(),
+            ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+        );
+        let help = error.render().to_string();
+        for line in [
+            "skillpub check https://example.com",
+            "skillpub lint skills/",
+            "skillpub export skills/ public/",
+            "skillpub serve skills/ --watch",
+        ] {
+            assert!(help.contains(line), "`{line}` is missing from:\n{help}");
+        }
+    }
+
+    #[test]
+    fn long_help_shows_the_same_commands() {
+        let help = Cli::command().render_long_help().to_string();
+        for command in ["check", "lint", "export", "serve"] {
+            assert!(
+                help.contains(&format!("  skillpub {command} ")),
+                "`skillpub {command}` is missing from:\n{help}"
+            );
+        }
     }
 }

@@ -11,34 +11,105 @@ use crate::skills::McpSkills;
 /// The tower service of the Streamable HTTP transport for a skills server.
 pub type McpService = StreamableHttpService<SkillsServer, LocalSessionManager>;
 
-/// Who may call the MCP endpoint.
+/// The browser origins a server on loopback accepts by default: any port of `localhost`,
+/// `127.0.0.1` and `[::1]` over `http`, as the official MCP SDKs allow, so that a local
+/// browser client (an inspector, an app on a development server) is not refused.
+pub const LOOPBACK_ORIGINS: [&str; 3] =
+    ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"];
+
+/// The `Host` values a server accepts by default: loopback only, against DNS rebinding.
+pub const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
+
+/// Who may call the MCP endpoint: the `Host` values it answers and the browser `Origin`s it
+/// accepts.
+///
+/// The service cannot see the address it listens on, so the `Host` allowlist stands for it:
+/// with the default one ([`LOOPBACK_HOSTS`]), only requests addressed to this machine are
+/// answered, and the browser origins on this machine ([`LOOPBACK_ORIGINS`]) are accepted too.
+/// As soon as [`allowed_hosts`](Self::allowed_hosts) names a host that is not loopback (a
+/// public deployment), the default origin list is empty: a request that carries an `Origin`
+/// gets 403 unless [`allowed_origins`](Self::allowed_origins) lists it. Requests without
+/// `Origin` (agents, command-line clients) always pass the origin check.
+///
+/// # Example
+///
+/// ```
+/// use skillpub_mcp::HttpOptions;
+///
+/// // Local: loopback hosts, loopback browser origins.
+/// assert_eq!(HttpOptions::default().origins(), ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"]);
+/// // Public: only the origins given.
+/// let public = HttpOptions::default().allowed_hosts(["skills.example.com"]);
+/// assert!(public.origins().is_empty());
+/// let public = public.allowed_origins(["https://app.example.com"]);
+/// assert_eq!(public.origins(), ["https://app.example.com"]);
+/// ```
 #[derive(Debug, Clone, Default)]
 #[must_use]
 pub struct HttpOptions {
-    origins: Vec<String>,
+    origins: Option<Vec<String>>,
     hosts: Option<Vec<String>>,
 }
 
 impl HttpOptions {
-    /// Browser origins allowed to call (such as `https://app.example.com`). A request with any
-    /// other `Origin` gets 403, as the transport requires; requests without `Origin` (agents,
-    /// command-line clients) pass. Default: none.
+    /// Browser origins allowed to call (such as `https://app.example.com`, or
+    /// `http://localhost:*` for any port), replacing the default. A request with any other
+    /// `Origin` gets 403, as the transport requires; requests without `Origin` pass. Default:
+    /// [`LOOPBACK_ORIGINS`] while every allowed host is loopback, none otherwise.
     pub fn allowed_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.origins = origins.into_iter().map(Into::into).collect();
+        self.origins = Some(origins.into_iter().map(Into::into).collect());
         self
     }
 
-    /// `Host` values accepted, against DNS rebinding (default: rmcp's `localhost`,
-    /// `127.0.0.1` and `::1`; give your public host names when serving publicly).
+    /// `Host` values accepted, against DNS rebinding (default: [`LOOPBACK_HOSTS`]); give your
+    /// public host names when serving publicly. A host that is not loopback also drops the
+    /// loopback origins from the default origin list.
     pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.hosts = Some(hosts.into_iter().map(Into::into).collect());
         self
     }
+
+    /// The `Host` values the endpoint answers.
+    #[must_use]
+    pub fn hosts(&self) -> Vec<String> {
+        match &self.hosts {
+            Some(hosts) => hosts.clone(),
+            None => LOOPBACK_HOSTS.map(str::to_owned).to_vec(),
+        }
+    }
+
+    /// The browser origins the endpoint accepts: the ones given, or the default that follows
+    /// from the hosts.
+    #[must_use]
+    pub fn origins(&self) -> Vec<String> {
+        match &self.origins {
+            Some(origins) => origins.clone(),
+            None if self.hosts().iter().all(|host| is_loopback_host(host)) => {
+                LOOPBACK_ORIGINS.map(str::to_owned).to_vec()
+            }
+            None => Vec::new(),
+        }
+    }
+}
+
+/// Whether a `Host` allowlist entry (`name`, `name:port`, `::1` or `[::1]:port`) is this
+/// machine: `localhost` or a loopback address.
+fn is_loopback_host(entry: &str) -> bool {
+    let host = match entry.strip_prefix('[') {
+        Some(bracketed) => bracketed.split(']').next().unwrap_or(bracketed),
+        None if entry.matches(':').count() == 1 => entry.split(':').next().unwrap_or(entry),
+        None => entry,
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 impl McpSkills {
-    /// A tower service for the Streamable HTTP transport: stateless, JSON responses, `Origin`
-    /// checked. Nest it in the same axum app as the well-known router.
+    /// A tower service for the Streamable HTTP transport: stateless, JSON responses, `Host`
+    /// and `Origin` checked as [`HttpOptions`] says. Nest it in the same axum app as the
+    /// well-known router.
     ///
     /// # Example
     ///
@@ -53,19 +124,55 @@ impl McpSkills {
     /// ```
     #[must_use]
     pub fn streamable_http_service(&self, options: HttpOptions) -> McpService {
-        let mut config = StreamableHttpServerConfig::default()
+        let config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(false)
             .with_json_response(true)
-            .with_allowed_origins(options.origins)
+            .with_allowed_hosts(options.hosts())
+            .with_allowed_origins(options.origins())
             .enforce_origin_validation();
-        if let Some(hosts) = options.hosts {
-            config = config.with_allowed_hosts(hosts);
-        }
         let skills = self.clone();
         StreamableHttpService::new(
             move || Ok(SkillsServer::new(skills.clone())),
             Arc::new(LocalSessionManager::default()),
             config,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{HttpOptions, is_loopback_host};
+
+    macro_rules! loopback {
+        ($($entry:literal => $expected:literal),+ $(,)?) => {$(
+            assert_eq!(is_loopback_host($entry), $expected, "{}", $entry);
+        )+};
+    }
+
+    #[test]
+    fn loopback_hosts_are_localhost_and_loopback_addresses_with_any_port() {
+        loopback! {
+            "localhost" => true,
+            "LocalHost:3000" => true,
+            "127.0.0.1" => true,
+            "127.0.0.1:8080" => true,
+            "::1" => true,
+            "[::1]" => true,
+            "[::1]:8080" => true,
+            "skills.example.com" => false,
+            "localhost.example.com" => false,
+            "10.0.0.1" => false,
+            "0.0.0.0" => false,
+            "[::]:80" => false,
+            "" => false,
+        }
+    }
+
+    #[test]
+    fn loopback_hosts_given_explicitly_keep_the_loopback_origins() {
+        let local = HttpOptions::default().allowed_hosts(["localhost:3000", "[::1]:3000"]);
+        assert_eq!(local.origins().len(), 3);
+        let mixed = HttpOptions::default().allowed_hosts(["localhost", "skills.example.com"]);
+        assert!(mixed.origins().is_empty());
     }
 }

@@ -22,16 +22,25 @@
 //! # Ok::<(), skillpub_core::Errors>(())
 //! ```
 //!
+//! Every answer carries `ttlMs` and `cacheScope` ([`McpSkillsBuilder::ttl_ms`],
+//! [`McpSkillsBuilder::cache_scope`]) for 2026-07-28 peers; an unknown URI is `-32602` with
+//! `data: {"uri": ...}`. Who may call the endpoint is set by [`HttpOptions`]: loopback hosts
+//! and loopback browser origins by default, your public host names and origins when serving
+//! publicly.
+//!
 //! With tools of your own, delegate the skills methods of your `ServerHandler` to an
 //! [`McpSkills`] (its methods are named after the protocol's), pass the results through
-//! [`fit_to_peer`] (cache hints only for 2026-07-28 peers), and declare [`capabilities`].
+//! [`fit_to_peer`] (cache hints only for 2026-07-28 peers), answer [`resource_not_found`] for
+//! a URI that neither you nor [`McpSkills::read_resource`] serve, and declare
+//! [`capabilities`].
 
 mod http;
 mod server;
 mod skills;
 
-pub use http::{HttpOptions, McpService};
+pub use http::{HttpOptions, LOOPBACK_HOSTS, LOOPBACK_ORIGINS, McpService};
 pub use server::{CacheHinted, SkillsServer, capabilities, fit_to_peer};
 pub use skills::{
     ConfigError, DEFAULT_PAGE_SIZE, DEFAULT_TTL_MS, McpSkills, McpSkillsBuilder, SCHEME,
+    resource_not_found,
 };

@@ -4,12 +4,12 @@ use rmcp::model::{
     GetSkillRequestParams, GetSkillResult, Implementation, ListResourcesResult, ListSkillsResult,
     PaginatedRequestParams, ProtocolVersion, ReadResourceDirectoryRequestParams,
     ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig,
+    ReadResourceResult, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
-use crate::skills::McpSkills;
+use crate::skills::{McpSkills, resource_not_found};
 
 /// The capabilities a skills server declares: `resources`, and the skills extension with
 /// `directoryRead: true`. A handler of your own that delegates to [`McpSkills`] declares
@@ -53,7 +53,9 @@ impl SkillsServer {
     }
 }
 
-/// Results that carry the SEP-2549 cache hints `ttlMs` and `cacheScope`.
+/// Results that carry the SEP-2549 cache hints `ttlMs` and `cacheScope`: those of
+/// `skills/list`, `skills/get`, `resources/list`, `resources/read` and (the same type as
+/// `resources/list` in rmcp) `resources/directory/read`.
 pub trait CacheHinted {
     /// Removes the hints.
     fn without_cache_hints(self) -> Self;
@@ -71,7 +73,12 @@ macro_rules! cache_hinted {
     )+};
 }
 
-cache_hinted!(ListSkillsResult, GetSkillResult, ListResourcesResult);
+cache_hinted!(
+    ListSkillsResult,
+    GetSkillResult,
+    ListResourcesResult,
+    ReadResourceResult
+);
 
 /// Fits a result to the peer: `ttlMs` and `cacheScope` exist from protocol 2026-07-28 on and
 /// must be left out for older peers (rmcp removes only `resultType` for them). A handler that
@@ -120,10 +127,12 @@ impl ServerHandler for SkillsServer {
     async fn read_resource_directory(
         &self,
         request: ReadResourceDirectoryRequestParams,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceDirectoryResult, ErrorData> {
-        self.skills
-            .read_resource_directory(&request.uri, request.cursor.as_deref())
+        let result = self
+            .skills
+            .read_resource_directory(&request.uri, request.cursor.as_deref())?;
+        Ok(fit_to_peer(result, &context))
     }
 
     async fn list_resources(
@@ -138,13 +147,11 @@ impl ServerHandler for SkillsServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        self.skills
-            .read_resource(&request.uri)
-            .map(Into::into)
-            .ok_or_else(|| {
-                ErrorData::invalid_params(format!("No resource is served at {}", request.uri), None)
-            })
+        match self.skills.read_resource(&request.uri) {
+            Some(result) => Ok(fit_to_peer(result, &context).into()),
+            None => Err(resource_not_found(&request.uri)),
+        }
     }
 }

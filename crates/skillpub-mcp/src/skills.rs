@@ -139,7 +139,7 @@ impl McpSkills {
             .skills
             .binary_search_by(|skill| skill.uri.as_str().cmp(uri))
             .map(|at| self.0.skills[at].clone())
-            .map_err(|_| not_found(format!("No skill is served at {uri}")))?;
+            .map_err(|_| not_served(format!("No skill is served at {uri}"), uri))?;
         Ok(GetSkillResult::new(skill)
             .with_ttl_ms(self.0.ttl_ms)
             .with_cache_scope(self.0.cache_scope))
@@ -160,7 +160,9 @@ impl McpSkills {
     }
 
     /// `resources/read` of a skill file, or `None` when `uri` is not one, so a handler with
-    /// resources of its own can try those. Text files come back as text, others as base64.
+    /// resources of its own can try those (and answer [`resource_not_found`] when none has
+    /// it). Text files come back as text, others as base64. The result carries `ttlMs` and
+    /// `cacheScope`, as SEP-2549 requires of `resources/read` on 2026-07-28.
     #[must_use]
     pub fn read_resource(&self, uri: &str) -> Option<ReadResourceResult> {
         let file = self.0.files.get(uri)?;
@@ -172,13 +174,17 @@ impl McpSkills {
             Some(text) => ResourceContents::text(text, uri),
             None => ResourceContents::blob(BASE64_STANDARD.encode(&file.bytes), uri),
         };
-        Some(ReadResourceResult::new(vec![
-            contents.with_mime_type(file.mime_type),
-        ]))
+        Some(
+            ReadResourceResult::new(vec![contents.with_mime_type(file.mime_type)])
+                .with_ttl_ms(self.0.ttl_ms)
+                .with_cache_scope(self.0.cache_scope),
+        )
     }
 
     /// `resources/directory/read` of a skill root or one of its folders: its direct children,
-    /// one page.
+    /// one page. The result carries `ttlMs` and `cacheScope` too: the extension does not ask
+    /// for them here, but rmcp answers with the type of `resources/list` and would otherwise
+    /// fill in `0` and `private` for 2026-07-28 peers.
     ///
     /// # Errors
     ///
@@ -190,14 +196,17 @@ impl McpSkills {
         cursor: Option<&str>,
     ) -> Result<ReadResourceDirectoryResult, ErrorData> {
         let Some(children) = self.0.directories.get(uri) else {
-            return Err(not_found(if self.0.files.contains_key(uri) {
+            let message = if self.0.files.contains_key(uri) {
                 format!("{uri} is not a directory resource")
             } else {
                 format!("No directory is served at {uri}")
-            }));
+            };
+            return Err(not_served(message, uri));
         };
         let (page, next) = self.page(children, cursor)?;
-        let mut result = ReadResourceDirectoryResult::with_all_items(page);
+        let mut result = ReadResourceDirectoryResult::with_all_items(page)
+            .with_ttl_ms(self.0.ttl_ms)
+            .with_cache_scope(self.0.cache_scope);
         result.next_cursor = next;
         Ok(result)
     }
@@ -226,10 +235,27 @@ impl McpSkills {
     }
 }
 
+/// The error for a `resources/read` of a URI that nothing serves: `-32602` with
+/// `data: {"uri": ...}`, as the 2026-07-28 base protocol (SEP-2164) says. A handler with
+/// resources of its own answers this when neither [`McpSkills::read_resource`] nor its own
+/// resources have the URI.
+///
+/// # Example
+///
+/// ```
+/// let error = skillpub_mcp::resource_not_found("skill://nope/SKILL.md");
+/// assert_eq!(error.code.0, -32602);
+/// assert_eq!(error.data, Some(serde_json::json!({"uri": "skill://nope/SKILL.md"})));
+/// ```
+#[must_use]
+pub fn resource_not_found(uri: &str) -> ErrorData {
+    not_served(format!("No resource is served at {uri}"), uri)
+}
+
 /// The one place where "not served" becomes a protocol error: `-32602`, as the stable
-/// extension and the 2026-07-28 base protocol say.
-fn not_found(message: String) -> ErrorData {
-    ErrorData::invalid_params(message, None)
+/// extension and the 2026-07-28 base protocol say, naming the URI in `data` (SEP-2164).
+fn not_served(message: String, uri: &str) -> ErrorData {
+    ErrorData::invalid_params(message, Some(serde_json::json!({ "uri": uri })))
 }
 
 impl McpSkillsBuilder {
@@ -246,13 +272,13 @@ impl McpSkillsBuilder {
         self
     }
 
-    /// `ttlMs` of results (default [`DEFAULT_TTL_MS`]); sent to 2026-07-28 peers only.
+    /// `ttlMs` of every result (default [`DEFAULT_TTL_MS`]); sent to 2026-07-28 peers only.
     pub fn ttl_ms(mut self, ttl_ms: u64) -> Self {
         self.ttl_ms = ttl_ms;
         self
     }
 
-    /// `cacheScope` of results (default public); sent to 2026-07-28 peers only.
+    /// `cacheScope` of every result (default public); sent to 2026-07-28 peers only.
     pub fn cache_scope(mut self, scope: CacheScope) -> Self {
         self.cache_scope = scope;
         self

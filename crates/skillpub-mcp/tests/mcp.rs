@@ -1,13 +1,14 @@
 //! The skills extension over real Streamable HTTP on 127.0.0.1, with rmcp's own client: list
 //! across pages, get, read and verify every resource, compare frontmatter, walk directories,
-//! every error code, and the Origin check.
+//! every error code and its data, the cache hints of every answer, and the Host and Origin
+//! checks.
 
 use std::net::SocketAddr;
 
 use axum::Router;
 use base64::Engine;
 use rmcp::model::{
-    GetSkillRequestParams, PaginatedRequestParams, ProtocolVersion,
+    CacheScope, GetSkillRequestParams, PaginatedRequestParams, ProtocolVersion,
     ReadResourceDirectoryRequestParams, ReadResourceRequestParams, ResourceContents,
     SkillResources,
 };
@@ -24,8 +25,13 @@ fn catalog() -> Catalog {
     Catalog::from_dir(EXAMPLES).unwrap()
 }
 
-/// The well-known routes and MCP at /mcp, one catalog, pages of two.
+/// The well-known routes and MCP at /mcp, one catalog, pages of two, one allowed origin.
 async fn serve() -> SocketAddr {
+    serve_with(HttpOptions::default().allowed_origins([ALLOWED_ORIGIN])).await
+}
+
+/// The well-known routes and MCP at /mcp, one catalog, pages of two.
+async fn serve_with(options: HttpOptions) -> SocketAddr {
     let catalog = catalog();
     let skills = McpSkills::builder(catalog.clone())
         .page_size(2)
@@ -33,11 +39,7 @@ async fn serve() -> SocketAddr {
         .unwrap();
     let app = Router::new()
         .merge(skillpub_axum::router(catalog))
-        .nest_service(
-            "/mcp",
-            skills
-                .streamable_http_service(HttpOptions::default().allowed_origins([ALLOWED_ORIGIN])),
-        );
+        .nest_service("/mcp", skills.streamable_http_service(options));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
@@ -65,10 +67,41 @@ async fn modern_client(addr: SocketAddr) -> RunningService<RoleClient, ()> {
 }
 
 fn code(error: ServiceError) -> i32 {
+    protocol_error(error).code.0
+}
+
+fn protocol_error(error: ServiceError) -> rmcp::ErrorData {
     match error {
-        ServiceError::McpError(error) => error.code.0,
+        ServiceError::McpError(error) => error,
         other => panic!("not a protocol error: {other}"),
     }
+}
+
+/// Asserts that a request for `uri` failed with `-32602` and `data: {"uri": uri}` (SEP-2164).
+fn assert_not_served(error: ServiceError, uri: &str) {
+    let error = protocol_error(error);
+    assert_eq!(error.code.0, -32602, "{uri}");
+    assert_eq!(error.data, Some(serde_json::json!({ "uri": uri })), "{uri}");
+}
+
+/// Posts an `initialize` with this `Host` and `Origin` (none when `None`) and returns the
+/// status code.
+async fn initialize_status(addr: SocketAddr, host: &str, origin: Option<&str>) -> u16 {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let origin = origin.map_or_else(String::new, |origin| format!("Origin: {origin}\r\n"));
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\n{origin}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).await.unwrap();
+    raw.split(' ')
+        .nth(1)
+        .and_then(|status| status.parse().ok())
+        .unwrap_or_else(|| panic!("not an HTTP answer: {raw}"))
 }
 
 /// GET over the well-known routes.
@@ -340,35 +373,180 @@ async fn everything_not_served_is_invalid_params() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_foreign_origin_is_refused_with_403() {
+async fn an_unknown_uri_is_named_in_the_error_data_in_both_eras() {
     let addr = serve().await;
-    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
-    let post = |origin: &'static str| async move {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-        let request = format!(
-            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: {origin}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        );
-        stream.write_all(request.as_bytes()).await.unwrap();
-        let mut raw = String::new();
-        stream.read_to_string(&mut raw).await.unwrap();
-        raw
-    };
-    let foreign = post("https://evil.example").await;
-    assert!(foreign.starts_with("HTTP/1.1 403"), "{foreign}");
-    let allowed = post(ALLOWED_ORIGIN).await;
-    assert!(allowed.starts_with("HTTP/1.1 200"), "{allowed}");
+    for client in [legacy_client(addr).await, modern_client(addr).await] {
+        let uri = "skill://write-skill-md/nope.md";
+        let error = client
+            .read_resource(ReadResourceRequestParams::new(uri))
+            .await
+            .unwrap_err();
+        assert_not_served(error, uri);
+        let uri = "skill://nope/SKILL.md";
+        let error = client
+            .get_skill(GetSkillRequestParams::new(uri))
+            .await
+            .unwrap_err();
+        assert_not_served(error, uri);
+        for uri in ["skill://nope", "skill://write-skill-md/SKILL.md"] {
+            let error = client
+                .read_resource_directory(ReadResourceDirectoryRequestParams::new(uri))
+                .await
+                .unwrap_err();
+            assert_not_served(error, uri);
+        }
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn cache_hints_go_to_modern_peers_only() {
+async fn a_foreign_origin_is_refused_with_403() {
     let addr = serve().await;
-    let modern = modern_client(addr).await.list_skills(None).await.unwrap();
-    assert_eq!(modern.ttl_ms, Some(300_000));
-    assert_eq!(modern.cache_scope, Some(rmcp::model::CacheScope::Public));
-    let legacy = legacy_client(addr).await.list_skills(None).await.unwrap();
-    assert_eq!((legacy.ttl_ms, legacy.cache_scope), (None, None));
+    let host = addr.to_string();
+    assert_eq!(
+        initialize_status(addr, &host, Some("https://evil.example")).await,
+        403
+    );
+    assert_eq!(
+        initialize_status(addr, &host, Some(ALLOWED_ORIGIN)).await,
+        200
+    );
+    assert_eq!(
+        initialize_status(addr, &host, Some("http://localhost:5173")).await,
+        403,
+        "origins given replace the loopback default"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_loopback_server_accepts_browser_origins_on_this_machine_by_default() {
+    let addr = serve_with(HttpOptions::default()).await;
+    let host = addr.to_string();
+    for origin in [
+        "http://localhost:5173",
+        "http://127.0.0.1:6274",
+        "http://[::1]:3000",
+        "http://localhost",
+    ] {
+        assert_eq!(
+            initialize_status(addr, &host, Some(origin)).await,
+            200,
+            "{origin}"
+        );
+    }
+    for origin in ["https://evil.example", "http://localhost.evil.example:5173"] {
+        assert_eq!(
+            initialize_status(addr, &host, Some(origin)).await,
+            403,
+            "{origin}"
+        );
+    }
+    assert_eq!(initialize_status(addr, &host, None).await, 200);
+    assert_eq!(
+        initialize_status(addr, "skills.example.com", None).await,
+        403,
+        "the default hosts are loopback only"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_public_host_drops_the_loopback_origins() {
+    let addr = serve_with(HttpOptions::default().allowed_hosts(["skills.example.com"])).await;
+    let host = "skills.example.com";
+    assert_eq!(initialize_status(addr, host, None).await, 200);
+    for origin in ["http://localhost:5173", "https://app.example.com"] {
+        assert_eq!(
+            initialize_status(addr, host, Some(origin)).await,
+            403,
+            "{origin}"
+        );
+    }
+
+    let addr = serve_with(
+        HttpOptions::default()
+            .allowed_hosts(["skills.example.com"])
+            .allowed_origins(["https://app.example.com"]),
+    )
+    .await;
+    assert_eq!(
+        initialize_status(addr, host, Some("https://app.example.com")).await,
+        200
+    );
+    assert_eq!(
+        initialize_status(addr, host, Some("http://localhost:5173")).await,
+        403
+    );
+}
+
+/// The cache hints of every kind of answer a client gets: `skills/list`, `skills/get`,
+/// `resources/list`, `resources/read` and `resources/directory/read`.
+async fn cache_hints(
+    client: &RunningService<RoleClient, ()>,
+) -> Vec<(&'static str, Option<u64>, Option<CacheScope>)> {
+    let skill = "skill://publish-agent-skills/SKILL.md";
+    let listed = client.list_skills(None).await.unwrap();
+    let got = client
+        .get_skill(GetSkillRequestParams::new(skill))
+        .await
+        .unwrap();
+    let resources = client.list_resources(None).await.unwrap();
+    let read = client
+        .read_resource(ReadResourceRequestParams::new(skill))
+        .await
+        .unwrap();
+    let directory = client
+        .read_resource_directory(ReadResourceDirectoryRequestParams::new(
+            "skill://publish-agent-skills",
+        ))
+        .await
+        .unwrap();
+    vec![
+        ("skills/list", listed.ttl_ms, listed.cache_scope),
+        ("skills/get", got.ttl_ms, got.cache_scope),
+        ("resources/list", resources.ttl_ms, resources.cache_scope),
+        ("resources/read", read.ttl_ms, read.cache_scope),
+        (
+            "resources/directory/read",
+            directory.ttl_ms,
+            directory.cache_scope,
+        ),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_answer_carries_the_cache_hints_for_modern_peers_only() {
+    let addr = serve().await;
+    for (method, ttl_ms, scope) in cache_hints(&modern_client(addr).await).await {
+        assert_eq!(
+            (ttl_ms, scope),
+            (Some(300_000), Some(CacheScope::Public)),
+            "{method}"
+        );
+    }
+    for (method, ttl_ms, scope) in cache_hints(&legacy_client(addr).await).await {
+        assert_eq!((ttl_ms, scope), (None, None), "{method}");
+    }
+}
+
+#[test]
+fn the_configured_cache_hints_go_with_every_result() {
+    let skills = McpSkills::builder(catalog())
+        .ttl_ms(60_000)
+        .cache_scope(CacheScope::Private)
+        .build()
+        .unwrap();
+    let hints = (Some(60_000), Some(CacheScope::Private));
+    let listed = skills.list_skills(None).unwrap();
+    assert_eq!((listed.ttl_ms, listed.cache_scope), hints);
+    let got = skills.get_skill(&listed.skills[0].uri).unwrap();
+    assert_eq!((got.ttl_ms, got.cache_scope), hints);
+    let resources = skills.list_resources(None).unwrap();
+    assert_eq!((resources.ttl_ms, resources.cache_scope), hints);
+    let read = skills.read_resource(&listed.skills[0].uri).unwrap();
+    assert_eq!((read.ttl_ms, read.cache_scope), hints);
+    let directory = skills
+        .read_resource_directory("skill://publish-agent-skills", None)
+        .unwrap();
+    assert_eq!((directory.ttl_ms, directory.cache_scope), hints);
 }
 
 #[test]
