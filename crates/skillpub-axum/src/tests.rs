@@ -464,6 +464,25 @@ async fn if_match_is_evaluated_with_strong_comparison() {
 }
 
 #[tokio::test]
+async fn a_malformed_list_never_gives_304_and_always_gives_412() {
+    let etag = header(&get(SKILL).await, ETAG).to_owned();
+    for value in [
+        format!("{etag} garbage"),
+        format!("garbage, {etag}"),
+        format!("*, {etag}"),
+    ] {
+        let answer = get_and_head(SKILL, &[("if-none-match", &value)]).await;
+        assert_eq!(answer.status, StatusCode::OK, "If-None-Match: {value}");
+        let answer = get_and_head(SKILL, &[("if-match", &value)]).await;
+        assert_eq!(
+            answer.status,
+            StatusCode::PRECONDITION_FAILED,
+            "If-Match: {value}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn if_match_is_checked_before_if_none_match() {
     let etag = header(&get(SKILL).await, ETAG).to_owned();
     let answer = get_and_head(

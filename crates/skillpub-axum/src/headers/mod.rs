@@ -3,10 +3,11 @@
 //!
 //! Every answer is prepared here once, when the router is built; a request only picks one.
 
+mod entity_tags;
+
 use bytes::Bytes;
 use http::header::{
     ACCESS_CONTROL_MAX_AGE, ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, ETAG, HeaderName,
-    IF_MATCH, IF_NONE_MATCH,
 };
 use http::{HeaderMap, HeaderValue, StatusCode};
 use skillpub_core::Digest;
@@ -117,52 +118,14 @@ impl Resource {
     /// Evaluates `If-Match` (strong comparison), then `If-None-Match` (weak comparison), in
     /// the order of RFC 9110, 13.2.2.
     pub(crate) fn condition(&self, request: &HeaderMap) -> Condition {
-        if request.contains_key(IF_MATCH) && !lists(request, IF_MATCH, &self.etag, false) {
+        if !entity_tags::if_match_holds(request, &self.etag) {
             Condition::Failed
-        } else if request.contains_key(IF_NONE_MATCH)
-            && lists(request, IF_NONE_MATCH, &self.etag, true)
-        {
+        } else if entity_tags::if_none_match_matches(request, &self.etag) {
             Condition::NotModified
         } else {
             Condition::Send
         }
     }
-}
-
-/// Whether the `name` fields are `*` or list `etag`. With `weak`, `W/"x"` matches `"x"`;
-/// without, weak tags never match. A malformed list matches nothing.
-fn lists(request: &HeaderMap, name: HeaderName, etag: &[u8], weak: bool) -> bool {
-    request.get_all(name).iter().any(|value| {
-        let mut rest = value.as_bytes().trim_ascii();
-        if rest == b"*" {
-            return true;
-        }
-        loop {
-            rest = rest.trim_ascii_start();
-            while let Some(after) = rest.strip_prefix(b",") {
-                rest = after.trim_ascii_start();
-            }
-            if rest.is_empty() {
-                return false;
-            }
-            let is_weak = rest.starts_with(b"W/");
-            if is_weak {
-                rest = &rest[2..];
-            }
-            // An entity tag is a quoted string without inner quotes; it may hold `,` or `*`.
-            let Some(after_quote) = rest.strip_prefix(b"\"") else {
-                return false;
-            };
-            let Some(end) = after_quote.iter().position(|b| *b == b'"') else {
-                return false;
-            };
-            let tag = &rest[..end + 2];
-            if tag == etag && (weak || !is_weak) {
-                return true;
-            }
-            rest = &rest[end + 2..];
-        }
-    })
 }
 
 impl Policy {
