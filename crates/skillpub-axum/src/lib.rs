@@ -43,10 +43,12 @@
 //! (an SVG, XML or HTML file opened in a browser cannot run script on your site). `HEAD` gets exactly the headers of `GET`, and no body.
 //! The `ETag` is the quoted digest (`"sha256:<hex>"`), so it is the same on every replica.
 
+mod coding;
 mod headers;
 mod link;
 mod router;
 
+pub use coding::{BROTLI_QUALITY, BROTLI_WINDOW};
 pub use headers::{
     ALLOWED_METHODS, COMMON_HEADERS, DEFAULT_CACHE_CONTROL, DEFAULT_CACHE_CONTROL_TEXT,
     DEFAULT_CORS_MAX_AGE, DEFAULT_ERROR_CACHE_CONTROL, DEFAULT_ERROR_CACHE_CONTROL_TEXT,

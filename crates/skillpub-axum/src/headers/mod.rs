@@ -1,16 +1,24 @@
-//! The HTTP policy, all of it: content types, caching, validators, conditional requests, CORS
-//! and error bodies.
+//! The HTTP policy, all of it: content types, content codings, caching, validators,
+//! conditional requests, CORS and error bodies.
 //!
-//! Every answer is prepared here once, when the router is built; a request only picks one.
+//! Every answer is prepared here, when the router is built or, for the variants in another
+//! content coding, once on first demand; a request only picks one.
 
+mod accept_encoding;
 mod entity_tags;
+
+use std::sync::OnceLock;
 
 use bytes::Bytes;
 use http::header::{
-    ACCESS_CONTROL_MAX_AGE, ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, ETAG, HeaderName,
+    ACCEPT_ENCODING, ACCESS_CONTROL_MAX_AGE, ALLOW, CACHE_CONTROL, CONTENT_ENCODING,
+    CONTENT_LENGTH, CONTENT_TYPE, ETAG, HeaderName, VARY,
 };
 use http::{HeaderMap, HeaderValue, StatusCode};
 use skillpub_core::Digest;
+
+use crate::coding::{self, Coding};
+use accept_encoding::AcceptEncoding;
 
 /// Default `Cache-Control` of `200`, `304` and preflight answers.
 ///
@@ -85,6 +93,22 @@ pub(crate) struct Prepared {
     pub(crate) body: Bytes,
 }
 
+impl Prepared {
+    /// The same answer with `Content-Encoding: identity`, so that no compression layer
+    /// outside the router recodes it: its `GET` and `HEAD` then stay alike.
+    fn labelled(&self) -> Self {
+        let mut labelled = self.clone();
+        labelled.headers.insert(
+            CONTENT_ENCODING,
+            HeaderValue::from_static(Coding::Identity.token()),
+        );
+        labelled
+    }
+}
+
+/// `Vary` of every answer whose bytes depend on `Accept-Encoding`.
+const VARY_ACCEPT_ENCODING: HeaderValue = HeaderValue::from_static("Accept-Encoding");
+
 /// The answers that do not depend on the artifact.
 #[derive(Debug)]
 pub(crate) struct Shared {
@@ -94,10 +118,30 @@ pub(crate) struct Shared {
     pub(crate) preflight: Prepared,
 }
 
-/// The prepared answers for one published artifact.
+/// The [`Shared`] answers as they are for a request without `Accept-Encoding`, and labelled
+/// `Content-Encoding: identity` for a request with one.
 #[derive(Debug)]
-pub(crate) struct Resource {
-    /// The quoted strong entity tag, `"sha256:<hex>"`.
+pub(crate) struct SharedAnswers {
+    plain: Shared,
+    labelled: Shared,
+}
+
+impl SharedAnswers {
+    /// The answers for this request.
+    pub(crate) fn for_request(&self, request: &HeaderMap) -> &Shared {
+        if request.contains_key(ACCEPT_ENCODING) {
+            &self.labelled
+        } else {
+            &self.plain
+        }
+    }
+}
+
+/// One representation of an artifact (its bytes in one content coding): its strong entity
+/// tag and its prepared `200` and `304`.
+#[derive(Debug)]
+pub(crate) struct Variant {
+    /// The quoted strong entity tag.
     etag: Bytes,
     pub(crate) ok: Prepared,
     pub(crate) not_modified: Prepared,
@@ -114,9 +158,9 @@ pub(crate) enum Condition {
     Failed,
 }
 
-impl Resource {
-    /// Evaluates `If-Match` (strong comparison), then `If-None-Match` (weak comparison), in
-    /// the order of RFC 9110, 13.2.2.
+impl Variant {
+    /// Evaluates `If-Match` (strong comparison), then `If-None-Match` (weak comparison),
+    /// against this variant's entity tag, in the order of RFC 9110, 13.2.2.
     pub(crate) fn condition(&self, request: &HeaderMap) -> Condition {
         if !entity_tags::if_match_holds(request, &self.etag) {
             Condition::Failed
@@ -126,53 +170,166 @@ impl Resource {
             Condition::Send
         }
     }
-}
 
-impl Policy {
-    /// Prepares the answers for an artifact served with `content_type`.
-    pub(crate) fn resource(
-        &self,
-        content_type: HeaderValue,
-        body: Bytes,
-        digest: Digest,
-    ) -> Resource {
-        let etag = Bytes::from(format!("\"{digest}\""));
-        let mut validators = self.common(&self.cache_control);
-        validators.insert(
-            ETAG,
-            HeaderValue::from_maybe_shared(etag.clone())
-                .expect("a quoted digest is a valid header value"),
-        );
-
-        let mut ok = validators.clone();
-        ok.insert(CONTENT_TYPE, content_type);
+    /// The same representation sent in `coding`: its own entity tag, `Content-Encoding`,
+    /// body and `Content-Length`; everything else as in `self`.
+    fn in_coding(&self, coding: Coding, etag: Bytes, body: Bytes) -> Self {
+        let etag_value = etag_header(&etag);
+        let content_encoding = HeaderValue::from_static(coding.token());
+        let mut ok = self.ok.headers.clone();
+        ok.insert(ETAG, etag_value.clone());
+        ok.insert(CONTENT_ENCODING, content_encoding.clone());
         ok.insert(CONTENT_LENGTH, HeaderValue::from(body.len()));
-
-        Resource {
+        let mut not_modified = self.not_modified.headers.clone();
+        not_modified.insert(ETAG, etag_value);
+        not_modified.insert(CONTENT_ENCODING, content_encoding);
+        Self {
             etag,
             ok: Prepared {
                 status: StatusCode::OK,
                 headers: ok,
                 body,
             },
-            // No Content-Length on a 304: hyper drops it from the answer to GET but keeps it
-            // on HEAD, so sending it would break GET/HEAD parity.
             not_modified: Prepared {
                 status: StatusCode::NOT_MODIFIED,
-                headers: validators,
+                headers: not_modified,
                 body: Bytes::new(),
             },
         }
     }
+}
 
-    /// Prepares the answers that every path shares.
-    pub(crate) fn shared(&self) -> Shared {
-        Shared {
+/// The quoted strong entity tag of an artifact's bytes in a coding: the digest
+/// (`"sha256:<hex>"`) for the bytes themselves, with the coding appended for the others
+/// (`"sha256:<hex>-br"`, `"sha256:<hex>-gzip"`, as Apache's `mod_deflate` does).
+fn entity_tag(digest: Digest, coding: Coding) -> Bytes {
+    Bytes::from(match coding {
+        Coding::Identity => format!("\"{digest}\""),
+        coding => format!("\"{digest}-{}\"", coding.token()),
+    })
+}
+
+fn etag_header(etag: &Bytes) -> HeaderValue {
+    HeaderValue::from_maybe_shared(etag.clone()).expect("a quoted digest is a valid header value")
+}
+
+/// The answers for one published artifact: one [`Variant`] per content coding.
+#[derive(Debug)]
+pub(crate) struct Resource {
+    digest: Digest,
+    /// The bytes, without `Content-Encoding`: for requests that send no `Accept-Encoding`.
+    plain: Variant,
+    /// The bytes labelled `Content-Encoding: identity`, for requests that send
+    /// `Accept-Encoding`: a compression layer outside the router leaves a response with a
+    /// `Content-Encoding` alone, so it cannot send other bytes under this strong `ETag`.
+    identity: OnceLock<Variant>,
+    /// The encoded variants; `None` for media types that are never encoded (archives, images).
+    encoded: Option<Encoded>,
+}
+
+/// The brotli and gzip variants of a text artifact, each made on first demand (its first
+/// request pays the compression, later ones pick it); `None` inside when the coding would not
+/// make the bytes smaller.
+#[derive(Debug, Default)]
+struct Encoded {
+    brotli: OnceLock<Option<Variant>>,
+    gzip: OnceLock<Option<Variant>>,
+}
+
+impl Resource {
+    /// The variant to answer a `GET` or `HEAD` with: the plain bytes for a request without
+    /// `Accept-Encoding`; otherwise the most preferred acceptable coding this artifact has
+    /// (RFC 9110, 12.5.3), and the labelled identity when there is none, even if the request
+    /// refused identity (`identity;q=0`): a representation it may not decode is more useful
+    /// than a `406`, and 12.5.3 lets the server disregard the field.
+    pub(crate) fn select(&self, request: &HeaderMap) -> &Variant {
+        if !request.contains_key(ACCEPT_ENCODING) {
+            return &self.plain;
+        }
+        if let (Some(encoded), Some(accept)) = (&self.encoded, AcceptEncoding::of(request)) {
+            for coding in accept.preferred() {
+                let cell = match coding {
+                    Coding::Brotli => &encoded.brotli,
+                    Coding::Gzip => &encoded.gzip,
+                    Coding::Identity => break,
+                };
+                if let Some(variant) = cell.get_or_init(|| self.encode(coding)) {
+                    return variant;
+                }
+            }
+        }
+        self.identity.get_or_init(|| {
+            let (etag, body) = (self.plain.etag.clone(), self.plain.ok.body.clone());
+            self.plain.in_coding(Coding::Identity, etag, body)
+        })
+    }
+
+    /// The variant in `coding`, if it is smaller than the plain bytes.
+    fn encode(&self, coding: Coding) -> Option<Variant> {
+        let body = coding.encode(&self.plain.ok.body)?;
+        let etag = entity_tag(self.digest, coding);
+        Some(self.plain.in_coding(coding, etag, body))
+    }
+}
+
+impl Policy {
+    /// Prepares the answers for an artifact served with `content_type`. Its encoded
+    /// variants are made later, on first demand.
+    pub(crate) fn resource(
+        &self,
+        content_type: HeaderValue,
+        body: Bytes,
+        digest: Digest,
+    ) -> Resource {
+        let encoded = coding::is_encoded(content_type.to_str().unwrap_or_default());
+        let etag = entity_tag(digest, Coding::Identity);
+        let mut validators = self.common(&self.cache_control);
+        validators.insert(ETAG, etag_header(&etag));
+        if encoded {
+            validators.insert(VARY, VARY_ACCEPT_ENCODING);
+        }
+
+        let mut ok = validators.clone();
+        ok.insert(CONTENT_TYPE, content_type);
+        ok.insert(CONTENT_LENGTH, HeaderValue::from(body.len()));
+
+        Resource {
+            digest,
+            plain: Variant {
+                etag,
+                ok: Prepared {
+                    status: StatusCode::OK,
+                    headers: ok,
+                    body,
+                },
+                // No Content-Length on a 304: hyper drops it from the answer to GET but keeps
+                // it on HEAD, so sending it would break GET/HEAD parity.
+                not_modified: Prepared {
+                    status: StatusCode::NOT_MODIFIED,
+                    headers: validators,
+                    body: Bytes::new(),
+                },
+            },
+            identity: OnceLock::new(),
+            encoded: encoded.then(Encoded::default),
+        }
+    }
+
+    /// Prepares the answers that every path shares, plain and labelled.
+    pub(crate) fn shared(&self) -> SharedAnswers {
+        let plain = Shared {
             not_found: self.error(Rejection::NotFound),
             method_not_allowed: self.error(Rejection::MethodNotAllowed),
             precondition_failed: self.error(Rejection::PreconditionFailed),
             preflight: self.preflight(),
-        }
+        };
+        let labelled = Shared {
+            not_found: plain.not_found.labelled(),
+            method_not_allowed: plain.method_not_allowed.labelled(),
+            precondition_failed: plain.precondition_failed.labelled(),
+            preflight: plain.preflight.labelled(),
+        };
+        SharedAnswers { plain, labelled }
     }
 
     /// The answer to a CORS preflight: `204`, the allowed methods and how long to cache that.
