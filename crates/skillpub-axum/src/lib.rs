@@ -54,7 +54,9 @@ pub use headers::{
     DEFAULT_CORS_MAX_AGE, DEFAULT_ERROR_CACHE_CONTROL, DEFAULT_ERROR_CACHE_CONTROL_TEXT,
     PREFLIGHT_HEADERS, Rejection,
 };
-pub use link::{AgentSkillsLink, AgentSkillsLinkLayer, InvalidIndexUrl, ResponseFuture};
+pub use link::{
+    AgentSkillsLink, AgentSkillsLinkLayer, InvalidBasePath, InvalidIndexUrl, ResponseFuture,
+};
 pub use router::{RouterBuilder, router};
 
 #[cfg(test)]

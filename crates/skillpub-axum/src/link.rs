@@ -94,14 +94,51 @@ impl AgentSkillsLinkLayer {
         }
     }
 
-    /// Points the link to another index URL, such as one under a prefix the router is nested
-    /// in (default `/.well-known/agent-skills/index.json`).
+    /// Points the link to another index URL, such as one on another origin
+    /// (default `/.well-known/agent-skills/index.json`). For a router nested under a path,
+    /// [`base_path`](Self::base_path) says it more simply.
     ///
     /// # Errors
     ///
     /// When the URL cannot stand between `<` and `>` in a header.
     pub fn index_url(mut self, url: &str) -> Result<Self, InvalidIndexUrl> {
         self.link = link_to(url).ok_or_else(|| InvalidIndexUrl(url.to_owned()))?;
+        Ok(self)
+    }
+
+    /// Points the link to the index of a router nested under `path`, the path given to
+    /// axum's `Router::nest` (default: the root, `/`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use axum::Router;
+    /// use skillpub_axum::AgentSkillsLinkLayer;
+    ///
+    /// let catalog = skillpub_core::Catalog::new(Vec::<skillpub_core::Skill>::new())?;
+    /// let app: Router = Router::new()
+    ///     .nest("/tenant", skillpub_axum::router(catalog))
+    ///     // Link: </tenant/.well-known/agent-skills/index.json>; rel="agent-skills"; ...
+    ///     .layer(AgentSkillsLinkLayer::html_only().base_path("/tenant")?);
+    ///
+    /// assert!(AgentSkillsLinkLayer::all().base_path("tenant").is_err());
+    /// assert!(AgentSkillsLinkLayer::all().base_path("/tenant/").is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// When `path` does not start with `/`, ends with `/` (other than `/` itself), has an
+    /// empty, `.` or `..` segment, or has a character a URL path cannot carry unencoded
+    /// (a space, `?`, `#`, a `%` without two hex digits, non-ASCII).
+    pub fn base_path(mut self, path: &str) -> Result<Self, InvalidBasePath> {
+        let invalid = |problem| InvalidBasePath {
+            path: path.to_owned(),
+            problem,
+        };
+        let prefix = base_path_prefix(path).map_err(invalid)?;
+        self.link = link_to(&format!("{prefix}{INDEX_PATH}"))
+            .ok_or_else(|| invalid("cannot stand in a Link header"))?;
         Ok(self)
     }
 }
@@ -112,6 +149,77 @@ impl AgentSkillsLinkLayer {
     "`{0}` cannot be a Link target; give a URI reference (percent-encode spaces, quotes, `<`, `>` and the like)"
 )]
 pub struct InvalidIndexUrl(String);
+
+/// A base path that a router cannot be nested under.
+///
+/// # Example
+///
+/// ```
+/// let error = skillpub_axum::AgentSkillsLinkLayer::all().base_path("/a b").unwrap_err();
+/// assert_eq!(error.path(), "/a b");
+/// assert!(error.to_string().contains("such as `/tenant`"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "base path `{path}` {problem}; give the path the router is nested under, such as `/tenant`"
+)]
+pub struct InvalidBasePath {
+    path: String,
+    problem: &'static str,
+}
+
+impl InvalidBasePath {
+    /// The path as given.
+    #[must_use]
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+}
+
+/// What to put before `/.well-known/...`: empty for the root, else the checked path.
+fn base_path_prefix(path: &str) -> Result<&str, &'static str> {
+    if path == "/" {
+        return Ok("");
+    }
+    let Some(segments) = path.strip_prefix('/') else {
+        return Err("must start with `/`");
+    };
+    if path.ends_with('/') {
+        return Err("must not end with `/`");
+    }
+    for segment in segments.split('/') {
+        if matches!(segment, "" | "." | "..") {
+            return Err("has an empty, `.` or `..` segment");
+        }
+        if !is_path_segment(segment) {
+            return Err(
+                "has a character a URL path cannot carry; percent-encode it (a space is `%20`)",
+            );
+        }
+    }
+    Ok(path)
+}
+
+/// Whether every character is an RFC 3986 `pchar`: unreserved, a sub-delimiter, `:`, `@`, or
+/// `%` with two hex digits.
+fn is_path_segment(segment: &str) -> bool {
+    let bytes = segment.as_bytes();
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        if byte == b'%' {
+            let hex = bytes.get(at + 1..at + 3);
+            if !hex.is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit)) {
+                return false;
+            }
+            at += 3;
+        } else if byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@".contains(&byte) {
+            at += 1;
+        } else {
+            return false;
+        }
+    }
+    true
+}
 
 fn link_to(url: &str) -> Option<HeaderValue> {
     // The characters of an RFC 3986 URI reference.

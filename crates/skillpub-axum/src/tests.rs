@@ -917,3 +917,110 @@ mod codings {
         assert_eq!(modern.body, legacy.body);
     }
 }
+
+/// A router nested under a path, and the `Link` to its index.
+mod nesting {
+    use super::*;
+    use crate::{AgentSkillsLinkLayer, InvalidBasePath};
+
+    #[tokio::test]
+    async fn the_link_points_at_the_nested_index() {
+        let mut builder = Catalog::builder();
+        builder
+            .skill(Skill::from_static(GREETING))
+            .url_style(skillpub_core::UrlStyle::Relative);
+        let app: Router = Router::new()
+            .route(
+                "/",
+                axum::routing::get(|| async { axum::response::Html("<h1>Home</h1>") }),
+            )
+            .nest("/tenant", router(builder.build().unwrap()))
+            .layer(
+                AgentSkillsLinkLayer::html_only()
+                    .base_path("/tenant")
+                    .unwrap(),
+            );
+        let home = send(app.clone(), Method::GET, "/", &[]).await;
+        assert_eq!(
+            header(&home, http::header::LINK),
+            "</tenant/.well-known/agent-skills/index.json>; rel=\"agent-skills\"; type=\"application/json\""
+        );
+        let index = send(
+            app.clone(),
+            Method::GET,
+            "/tenant/.well-known/agent-skills/index.json",
+            &[],
+        )
+        .await;
+        assert_eq!(index.status, StatusCode::OK);
+        let index: serde_json::Value = serde_json::from_slice(&index.body).unwrap();
+        let url = index["skills"][0]["url"].as_str().unwrap();
+        let skill = send(
+            app.clone(),
+            Method::GET,
+            &format!("/tenant/.well-known/agent-skills/{url}"),
+            &[],
+        )
+        .await;
+        assert_eq!(skill.body, GREETING.as_bytes());
+        let outside = send(app, Method::GET, SKILL, &[]).await;
+        assert_eq!(outside.status, StatusCode::NOT_FOUND);
+    }
+
+    /// The `Link` a layer adds to a page.
+    async fn link(layer: AgentSkillsLinkLayer) -> String {
+        let app = Router::new()
+            .route("/", axum::routing::get(|| async { "home" }))
+            .layer(layer);
+        header(&send(app, Method::GET, "/", &[]).await, http::header::LINK).to_owned()
+    }
+
+    /// One line per case: the base path, then the index URL the link names, or the problem.
+    macro_rules! base_paths {
+        ($($path:expr => $expected:expr,)+) => {
+            #[tokio::test]
+            async fn base_paths_are_checked() {
+                $(
+                    let expected: Result<&str, &str> = $expected;
+                    match (AgentSkillsLinkLayer::all().base_path($path), expected) {
+                        (Ok(layer), Ok(url)) => {
+                            let link = link(layer).await;
+                            assert!(link.starts_with(&format!("<{url}>;")), "{}: {link}", $path);
+                        }
+                        (Err(error), Err(problem)) => {
+                            let error: InvalidBasePath = error;
+                            assert_eq!(error.path(), $path);
+                            let message = error.to_string();
+                            assert!(message.contains(problem), "{}: {message}", $path);
+                            assert!(message.contains(&format!("`{}`", $path)), "{message}");
+                        }
+                        (result, _) => panic!("{}: {result:?}", $path),
+                    }
+                )+
+            }
+        };
+    }
+
+    base_paths! {
+        "/" => Ok("/.well-known/agent-skills/index.json"),
+        "/tenant" => Ok("/tenant/.well-known/agent-skills/index.json"),
+        "/a/b-c_d.e~f" => Ok("/a/b-c_d.e~f/.well-known/agent-skills/index.json"),
+        "/caf%C3%A9" => Ok("/caf%C3%A9/.well-known/agent-skills/index.json"),
+        "/t;v=1/@x:y" => Ok("/t;v=1/@x:y/.well-known/agent-skills/index.json"),
+        "" => Err("must start with `/`"),
+        "tenant" => Err("must start with `/`"),
+        "https://example.com/tenant" => Err("must start with `/`"),
+        "/tenant/" => Err("must not end with `/`"),
+        "//tenant" => Err("empty, `.` or `..` segment"),
+        "/a//b" => Err("empty, `.` or `..` segment"),
+        "/a/./b" => Err("empty, `.` or `..` segment"),
+        "/a/.." => Err("empty, `.` or `..` segment"),
+        "/a b" => Err("percent-encode it"),
+        "/a?b" => Err("percent-encode it"),
+        "/a#b" => Err("percent-encode it"),
+        "/a<b>" => Err("percent-encode it"),
+        "/a%2" => Err("percent-encode it"),
+        "/a%zz" => Err("percent-encode it"),
+        "/café" => Err("percent-encode it"),
+    }
+}
