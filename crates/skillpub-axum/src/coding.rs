@@ -37,14 +37,13 @@ impl Coding {
         }
     }
 
-    /// The bytes of `plain` in this coding, or `None` when that would not be smaller.
+    /// The bytes of `plain` in this coding; `None` for identity, which has no encoded form.
     pub(crate) fn encode(self, plain: &[u8]) -> Option<Bytes> {
-        let encoded = match self {
-            Self::Brotli => brotli(plain)?,
-            Self::Gzip => skillpub_core::gzip(plain),
-            Self::Identity => return None,
-        };
-        (encoded.len() < plain.len()).then(|| Bytes::from(encoded))
+        match self {
+            Self::Brotli => brotli(plain).map(Bytes::from),
+            Self::Gzip => Some(Bytes::from(skillpub_core::gzip(plain))),
+            Self::Identity => None,
+        }
     }
 }
 
@@ -114,11 +113,14 @@ mod tests {
     }
 
     #[test]
-    fn a_coding_that_would_not_save_bytes_is_not_used() {
-        for coding in [Coding::Brotli, Coding::Gzip, Coding::Identity] {
-            assert_eq!(coding.encode(b"tiny"), None, "{coding:?}");
-            assert_eq!(coding.encode(b""), None, "{coding:?}");
+    fn tiny_and_empty_files_are_encoded_too() {
+        for coding in [Coding::Brotli, Coding::Gzip] {
+            for plain in [&b"tiny"[..], b""] {
+                let encoded = coding.encode(plain).unwrap();
+                assert_eq!(decode(coding, &encoded), plain, "{coding:?}");
+            }
         }
+        assert_eq!(Coding::Identity.encode(b"tiny"), None);
     }
 
     /// The encoders are pinned: a dependency update that changes their output changes every

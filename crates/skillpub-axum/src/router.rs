@@ -14,7 +14,7 @@ use http::{HeaderMap, HeaderValue, Method, Request, Response};
 use http_body::Frame;
 use skillpub_core::{Catalog, LEGACY_PATH, WELL_KNOWN_PATH};
 
-use crate::headers::{Condition, Policy, Prepared, Resource, SharedAnswers};
+use crate::headers::{Condition, Policy, Prepared, Resource, Shared};
 
 /// A `Router` that serves a catalog at `/.well-known/agent-skills/`, with the default policy.
 ///
@@ -165,19 +165,23 @@ impl RouterBuilder {
 #[derive(Debug, Clone)]
 struct Answers {
     resource: Option<Arc<Resource>>,
-    shared: Arc<SharedAnswers>,
+    shared: Arc<Shared>,
 }
 
 impl Answers {
     fn pick(&self, method: &Method, headers: &HeaderMap) -> &Prepared {
-        let shared = self.shared.for_request(headers);
+        let shared = &self.shared;
         match (&self.resource, method) {
             // A preflight asks whether the method is allowed, not whether the path exists;
             // the request that follows it gets the 404, readable by the page thanks to CORS.
             (_, &Method::OPTIONS) => &shared.preflight,
             (None, _) => &shared.not_found,
             (Some(resource), &Method::GET | &Method::HEAD) => {
-                let variant = resource.select(headers);
+                // Negotiation first: preconditions only apply to what would be a 2xx
+                // (RFC 9110, 13.2.1).
+                let Some(variant) = resource.select(headers) else {
+                    return &shared.not_acceptable;
+                };
                 match variant.condition(headers) {
                     Condition::Send => &variant.ok,
                     Condition::NotModified => &variant.not_modified,

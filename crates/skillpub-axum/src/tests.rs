@@ -356,8 +356,9 @@ async fn supporting_files_and_archives_are_served_with_their_types() {
         assert_eq!(header(&answer, CONTENT_TYPE), content_type, "{path}");
         assert_eq!(answer.body, bytes.as_ref(), "{path}");
         assert_eq!(header(&answer, ETAG), format!("\"{}\"", Digest::of(&bytes)));
-        assert!(
-            !answer.headers.contains_key(http::header::CONTENT_ENCODING),
+        assert_eq!(
+            header(&answer, http::header::CONTENT_ENCODING),
+            "identity",
             "{path}"
         );
         assert_common_headers(&answer);
@@ -714,7 +715,7 @@ mod codings {
     }
 
     negotiates! {
-        no_accept_encoding_gets_the_plain_bytes_unlabelled: [] => None,
+        no_accept_encoding_gets_identity: [] => Some("identity"),
         node_fetch_gets_brotli: ["gzip, deflate, br"] => Some("br"),
         a_browser_gets_brotli: ["gzip, deflate, br, zstd"] => Some("br"),
         gzip_alone_gets_gzip: ["gzip"] => Some("gzip"),
@@ -725,7 +726,6 @@ mod codings {
         identity_preferred_gets_identity: ["identity, gzip;q=0.5"] => Some("identity"),
         an_empty_field_gets_identity: [""] => Some("identity"),
         unknown_codings_get_identity: ["deflate, zstd"] => Some("identity"),
-        everything_refused_still_gets_identity: ["*;q=0"] => Some("identity"),
         malformed_weights_get_identity: ["gzip;q=2, br;q=x"] => Some("identity"),
         several_fields_are_one_list: ["br;q=0.1", "gzip;q=0.2"] => Some("gzip"),
     }
@@ -803,7 +803,7 @@ mod codings {
         assert_eq!(coding(&answer), Some("br"));
         let answer = get_and_head(GUIDE, &[("if-none-match", &brotli)]).await;
         assert_eq!(answer.status, StatusCode::OK);
-        assert_eq!(coding(&answer), None);
+        assert_eq!(coding(&answer), Some("identity"));
         // If-Match names the plain bytes, but brotli would be sent: 412.
         let answer =
             get_and_head(GUIDE, &[("accept-encoding", "br"), ("if-match", &identity)]).await;
@@ -820,16 +820,12 @@ mod codings {
             "/.well-known/agent-skills/pdf/assets/logo.png",
         ] {
             let artifact = catalog.artifacts().find(|a| a.path() == path).unwrap();
-            for (accept, label) in [
-                (None, None),
-                (Some("gzip, deflate, br"), Some("identity")),
-                (Some("*"), Some("identity")),
-            ] {
+            for accept in [None, Some("gzip, deflate, br"), Some("*")] {
                 let fields: Vec<(&str, &str)> =
                     accept.map(|a| ("accept-encoding", a)).into_iter().collect();
                 let answer = get_and_head(path, &fields).await;
                 assert_eq!(answer.status, StatusCode::OK, "{path}");
-                assert_eq!(coding(&answer), label, "{path} {accept:?}");
+                assert_eq!(coding(&answer), Some("identity"), "{path} {accept:?}");
                 assert_eq!(answer.body, artifact.bytes().as_ref(), "{path}");
                 assert_eq!(header(&answer, ETAG), format!("\"{}\"", artifact.digest()));
                 assert!(!answer.headers.contains_key(VARY), "{path}");
@@ -844,6 +840,40 @@ mod codings {
         assert_eq!(coding(&answer), Some("identity"));
         assert_eq!(answer.body, GREETING.as_bytes());
         assert_eq!(header(&answer, VARY), "Accept-Encoding");
+    }
+
+    #[tokio::test]
+    async fn refusing_identity_takes_a_coding_even_when_it_saves_nothing() {
+        let answer = get_and_head(SKILL, &[("accept-encoding", "identity;q=0, gzip")]).await;
+        assert_eq!(answer.status, StatusCode::OK);
+        assert_eq!(coding(&answer), Some("gzip"));
+        assert!(answer.body.len() > GREETING.len());
+        assert_eq!(decoded(&answer), GREETING.as_bytes());
+    }
+
+    #[tokio::test]
+    async fn a_request_that_refuses_every_coding_gets_406_before_any_condition() {
+        for (path, accept) in [
+            (GUIDE, "*;q=0"),
+            (GUIDE, "identity;q=0"),
+            (GUIDE, "deflate, identity;q=0"),
+            (
+                "/.well-known/agent-skills/pdf.tar.gz",
+                "gzip, br, identity;q=0",
+            ),
+            ("/.well-known/agent-skills/pdf/assets/logo.png", "*;q=0"),
+        ] {
+            let answer =
+                get_and_head(path, &[("accept-encoding", accept), ("if-none-match", "*")]).await;
+            assert_eq!(answer.status, StatusCode::NOT_ACCEPTABLE, "{path} {accept}");
+            assert_eq!(coding(&answer), Some("identity"));
+            assert_eq!(header(&answer, VARY), "Accept-Encoding");
+            assert_eq!(header(&answer, CACHE_CONTROL), "public, max-age=10");
+            assert!(!answer.headers.contains_key(ETAG));
+            let body: serde_json::Value = serde_json::from_slice(&answer.body).unwrap();
+            assert_eq!(body["error"], "not_acceptable");
+            assert_common_headers(&answer);
+        }
     }
 
     #[tokio::test]
@@ -864,25 +894,24 @@ mod codings {
         }
     }
 
+    /// An answer without a `Content-Encoding` is one that a compression layer outside the
+    /// router would recode: every answer names its coding, with or without `Accept-Encoding`.
     #[tokio::test]
-    async fn every_answer_to_a_request_with_accept_encoding_names_its_coding() {
-        let labelled = [("accept-encoding", "gzip")];
-        let missing = get_and_head("/.well-known/agent-skills/nope/SKILL.md", &labelled).await;
-        assert_eq!(missing.status, StatusCode::NOT_FOUND);
-        assert_eq!(coding(&missing), Some("identity"));
-        let failed =
-            get_and_head(GUIDE, &[("accept-encoding", "gzip"), ("if-match", "\"x\"")]).await;
-        assert_eq!(failed.status, StatusCode::PRECONDITION_FAILED);
-        assert_eq!(coding(&failed), Some("identity"));
-        for method in [Method::OPTIONS, Method::DELETE] {
-            let answer = send(app(), method.clone(), GUIDE, &labelled).await;
-            assert_eq!(coding(&answer), Some("identity"), "{method}");
-            let plain = send(app(), method.clone(), GUIDE, &[]).await;
-            assert_eq!(coding(&plain), None, "{method}");
-            assert_eq!(answer.body, plain.body, "{method}");
+    async fn every_answer_names_its_coding() {
+        let missing = "/.well-known/agent-skills/nope/SKILL.md";
+        for fields in [&[][..], &[("accept-encoding", "gzip, br")]] {
+            let answer = get_and_head(missing, fields).await;
+            assert_eq!(answer.status, StatusCode::NOT_FOUND);
+            assert_eq!(coding(&answer), Some("identity"), "{fields:?}");
+            let conditional = [fields, &[("if-match", "\"x\"")]].concat();
+            let answer = get_and_head(GUIDE, &conditional).await;
+            assert_eq!(answer.status, StatusCode::PRECONDITION_FAILED);
+            assert_eq!(coding(&answer), Some("identity"), "{fields:?}");
+            for method in [Method::OPTIONS, Method::DELETE] {
+                let answer = send(app(), method.clone(), GUIDE, fields).await;
+                assert_eq!(coding(&answer), Some("identity"), "{method} {fields:?}");
+            }
         }
-        let missing = get_and_head("/.well-known/agent-skills/nope/SKILL.md", &[]).await;
-        assert_eq!(coding(&missing), None);
     }
 
     #[tokio::test]

@@ -159,7 +159,7 @@ mod tests {
     }
 
     /// One line per case: the `Accept-Encoding` fields, then the codings in the order the
-    /// router tries them (an empty list: nothing is acceptable, identity is sent anyway).
+    /// router tries them (an empty list: nothing is acceptable, the answer is `406`).
     macro_rules! negotiates {
         ($($name:ident: [$($field:expr),*] => [$($coding:expr),*],)+) => {$(
             #[test]

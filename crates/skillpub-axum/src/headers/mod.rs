@@ -11,8 +11,8 @@ use std::sync::OnceLock;
 
 use bytes::Bytes;
 use http::header::{
-    ACCEPT_ENCODING, ACCESS_CONTROL_MAX_AGE, ALLOW, CACHE_CONTROL, CONTENT_ENCODING,
-    CONTENT_LENGTH, CONTENT_TYPE, ETAG, HeaderName, VARY,
+    ACCESS_CONTROL_MAX_AGE, ALLOW, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE,
+    ETAG, HeaderName, VARY,
 };
 use http::{HeaderMap, HeaderValue, StatusCode};
 use skillpub_core::Digest;
@@ -93,21 +93,14 @@ pub(crate) struct Prepared {
     pub(crate) body: Bytes,
 }
 
-impl Prepared {
-    /// The same answer with `Content-Encoding: identity`, so that no compression layer
-    /// outside the router recodes it: its `GET` and `HEAD` then stay alike.
-    fn labelled(&self) -> Self {
-        let mut labelled = self.clone();
-        labelled.headers.insert(
-            CONTENT_ENCODING,
-            HeaderValue::from_static(Coding::Identity.token()),
-        );
-        labelled
-    }
-}
-
 /// `Vary` of every answer whose bytes depend on `Accept-Encoding`.
 const VARY_ACCEPT_ENCODING: HeaderValue = HeaderValue::from_static("Accept-Encoding");
+
+/// `Content-Encoding` of every answer that is not encoded: "no encoding" (RFC 9110, 12.5.3).
+/// A compression layer outside the router leaves a response that has a `Content-Encoding`
+/// alone (tower-http's `CompressionLayer`, nginx's `gzip`), so it never sends other bytes
+/// under the router's strong `ETag` or makes a `HEAD` differ from its `GET`.
+const IDENTITY: HeaderValue = HeaderValue::from_static("identity");
 
 /// The answers that do not depend on the artifact.
 #[derive(Debug)]
@@ -115,26 +108,8 @@ pub(crate) struct Shared {
     pub(crate) not_found: Prepared,
     pub(crate) method_not_allowed: Prepared,
     pub(crate) precondition_failed: Prepared,
+    pub(crate) not_acceptable: Prepared,
     pub(crate) preflight: Prepared,
-}
-
-/// The [`Shared`] answers as they are for a request without `Accept-Encoding`, and labelled
-/// `Content-Encoding: identity` for a request with one.
-#[derive(Debug)]
-pub(crate) struct SharedAnswers {
-    plain: Shared,
-    labelled: Shared,
-}
-
-impl SharedAnswers {
-    /// The answers for this request.
-    pub(crate) fn for_request(&self, request: &HeaderMap) -> &Shared {
-        if request.contains_key(ACCEPT_ENCODING) {
-            &self.labelled
-        } else {
-            &self.plain
-        }
-    }
 }
 
 /// One representation of an artifact (its bytes in one content coding): its strong entity
@@ -217,19 +192,14 @@ fn etag_header(etag: &Bytes) -> HeaderValue {
 #[derive(Debug)]
 pub(crate) struct Resource {
     digest: Digest,
-    /// The bytes, without `Content-Encoding`: for requests that send no `Accept-Encoding`.
-    plain: Variant,
-    /// The bytes labelled `Content-Encoding: identity`, for requests that send
-    /// `Accept-Encoding`: a compression layer outside the router leaves a response with a
-    /// `Content-Encoding` alone, so it cannot send other bytes under this strong `ETag`.
-    identity: OnceLock<Variant>,
+    /// The bytes the digest covers, `Content-Encoding: identity`.
+    identity: Variant,
     /// The encoded variants; `None` for media types that are never encoded (archives, images).
     encoded: Option<Encoded>,
 }
 
-/// The brotli and gzip variants of a text artifact, each made on first demand (its first
-/// request pays the compression, later ones pick it); `None` inside when the coding would not
-/// make the bytes smaller.
+/// The brotli and gzip variants of a text artifact, each made on first demand: its first
+/// request pays the compression, later ones pick it. `None` inside if the encoder failed.
 #[derive(Debug, Default)]
 struct Encoded {
     brotli: OnceLock<Option<Variant>>,
@@ -237,38 +207,38 @@ struct Encoded {
 }
 
 impl Resource {
-    /// The variant to answer a `GET` or `HEAD` with: the plain bytes for a request without
-    /// `Accept-Encoding`; otherwise the most preferred acceptable coding this artifact has
-    /// (RFC 9110, 12.5.3), and the labelled identity when there is none, even if the request
-    /// refused identity (`identity;q=0`): a representation it may not decode is more useful
-    /// than a `406`, and 12.5.3 lets the server disregard the field.
-    pub(crate) fn select(&self, request: &HeaderMap) -> &Variant {
-        if !request.contains_key(ACCEPT_ENCODING) {
-            return &self.plain;
-        }
-        if let (Some(encoded), Some(accept)) = (&self.encoded, AcceptEncoding::of(request)) {
-            for coding in accept.preferred() {
-                let cell = match coding {
-                    Coding::Brotli => &encoded.brotli,
-                    Coding::Gzip => &encoded.gzip,
-                    Coding::Identity => break,
-                };
-                if let Some(variant) = cell.get_or_init(|| self.encode(coding)) {
-                    return variant;
+    /// The variant to answer a `GET` or `HEAD` with (RFC 9110, 12.5.3): identity for a
+    /// request without `Accept-Encoding`; otherwise the acceptable coding it prefers, skipping
+    /// a coding that would not make the bytes smaller while identity is acceptable. `None`
+    /// when the request refuses every coding this artifact has, identity included
+    /// (`identity;q=0`, `*;q=0`): the answer is then `406`.
+    pub(crate) fn select(&self, request: &HeaderMap) -> Option<&Variant> {
+        let Some(accept) = AcceptEncoding::of(request) else {
+            return Some(&self.identity);
+        };
+        let mut larger = None;
+        for coding in accept.preferred() {
+            let cell = match (coding, &self.encoded) {
+                (Coding::Identity, _) => return Some(&self.identity),
+                (Coding::Brotli, Some(encoded)) => &encoded.brotli,
+                (Coding::Gzip, Some(encoded)) => &encoded.gzip,
+                (_, None) => continue,
+            };
+            if let Some(variant) = cell.get_or_init(|| self.encode(coding)) {
+                if variant.ok.body.len() < self.identity.ok.body.len() {
+                    return Some(variant);
                 }
+                larger = larger.or(Some(variant));
             }
         }
-        self.identity.get_or_init(|| {
-            let (etag, body) = (self.plain.etag.clone(), self.plain.ok.body.clone());
-            self.plain.in_coding(Coding::Identity, etag, body)
-        })
+        larger
     }
 
-    /// The variant in `coding`, if it is smaller than the plain bytes.
+    /// The variant in `coding`.
     fn encode(&self, coding: Coding) -> Option<Variant> {
-        let body = coding.encode(&self.plain.ok.body)?;
+        let body = coding.encode(&self.identity.ok.body)?;
         let etag = entity_tag(self.digest, coding);
-        Some(self.plain.in_coding(coding, etag, body))
+        Some(self.identity.in_coding(coding, etag, body))
     }
 }
 
@@ -295,7 +265,7 @@ impl Policy {
 
         Resource {
             digest,
-            plain: Variant {
+            identity: Variant {
                 etag,
                 ok: Prepared {
                     status: StatusCode::OK,
@@ -310,26 +280,21 @@ impl Policy {
                     body: Bytes::new(),
                 },
             },
-            identity: OnceLock::new(),
             encoded: encoded.then(Encoded::default),
         }
     }
 
-    /// Prepares the answers that every path shares, plain and labelled.
-    pub(crate) fn shared(&self) -> SharedAnswers {
-        let plain = Shared {
+    /// Prepares the answers that every path shares.
+    pub(crate) fn shared(&self) -> Shared {
+        let mut not_acceptable = self.error(Rejection::NotAcceptable);
+        not_acceptable.headers.insert(VARY, VARY_ACCEPT_ENCODING);
+        Shared {
             not_found: self.error(Rejection::NotFound),
             method_not_allowed: self.error(Rejection::MethodNotAllowed),
             precondition_failed: self.error(Rejection::PreconditionFailed),
+            not_acceptable,
             preflight: self.preflight(),
-        };
-        let labelled = Shared {
-            not_found: plain.not_found.labelled(),
-            method_not_allowed: plain.method_not_allowed.labelled(),
-            precondition_failed: plain.precondition_failed.labelled(),
-            preflight: plain.preflight.labelled(),
-        };
-        SharedAnswers { plain, labelled }
+        }
     }
 
     /// The answer to a CORS preflight: `204`, the allowed methods and how long to cache that.
@@ -365,10 +330,12 @@ impl Policy {
         }
     }
 
-    /// The headers on every answer: caching, CORS, `nosniff` and a sandboxing CSP.
+    /// The headers on every answer: caching, CORS, `nosniff`, a sandboxing CSP, and
+    /// `Content-Encoding: identity` (an encoded variant replaces it).
     fn common(&self, cache_control: &HeaderValue) -> HeaderMap {
-        let mut headers = HeaderMap::with_capacity(10);
+        let mut headers = HeaderMap::with_capacity(12);
         headers.insert(CACHE_CONTROL, cache_control.clone());
+        headers.insert(CONTENT_ENCODING, IDENTITY);
         for (name, value) in COMMON_HEADERS {
             headers.insert(
                 HeaderName::from_static(name),
@@ -398,6 +365,9 @@ pub enum Rejection {
     MethodNotAllowed,
     /// `If-Match` names none of the artifact's entity tags.
     PreconditionFailed,
+    /// `Accept-Encoding` refuses every content coding the artifact is served in, identity
+    /// included.
+    NotAcceptable,
 }
 
 impl Rejection {
@@ -408,6 +378,7 @@ impl Rejection {
             Self::NotFound => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::PreconditionFailed => StatusCode::PRECONDITION_FAILED,
+            Self::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
         }
     }
 
@@ -423,6 +394,10 @@ impl Rejection {
             Self::PreconditionFailed => (
                 "precondition_failed",
                 "If-Match names none of this file's entity tags; fetch it again.",
+            ),
+            Self::NotAcceptable => (
+                "not_acceptable",
+                "Accept-Encoding refuses every coding this file is served in; accept identity.",
             ),
         };
         format!("{{\"error\":\"{code}\",\"message\":\"{message}\",\"allow\":\"{METHODS}\"}}\n")
