@@ -107,7 +107,8 @@ impl AgentSkillsLinkLayer {
     }
 
     /// Points the link to the index of a router nested under `path`, the path given to
-    /// axum's `Router::nest` (default: the root, `/`).
+    /// axum's `Router::nest` (default: empty, the site root). The rule is the catalog's own
+    /// for its base path: `/` then segments of ASCII letters, digits, `-`, `.`, `_` and `~`.
     ///
     /// # Example
     ///
@@ -128,9 +129,9 @@ impl AgentSkillsLinkLayer {
     ///
     /// # Errors
     ///
-    /// When `path` does not start with `/`, ends with `/` (other than `/` itself), has an
-    /// empty, `.` or `..` segment, or has a character a URL path cannot carry unencoded
-    /// (a space, `?`, `#`, a `%` without two hex digits, non-ASCII).
+    /// When `path` is not empty and does not start with `/`, ends with `/` (`/` alone
+    /// included), has an empty, `.` or `..` segment, or has any other character (a space,
+    /// `?`, `#`, `%`, non-ASCII).
     pub fn base_path(mut self, path: &str) -> Result<Self, InvalidBasePath> {
         let invalid = |problem| InvalidBasePath {
             path: path.to_owned(),
@@ -176,49 +177,34 @@ impl InvalidBasePath {
     }
 }
 
-/// What to put before `/.well-known/...`: empty for the root, else the checked path.
+/// Checks a base path with the rule of the catalog's own base path (`skillpub-core`'s
+/// `CatalogBuilder::base_path`): empty (the site root), or `/` and segments of RFC 3986's
+/// unreserved characters, none empty, `.` or `..`, no `/` at the end. Returns what to put
+/// before `/.well-known/...`.
 fn base_path_prefix(path: &str) -> Result<&str, &'static str> {
-    if path == "/" {
-        return Ok("");
+    if path.is_empty() {
+        return Ok(path);
     }
     let Some(segments) = path.strip_prefix('/') else {
-        return Err("must start with `/`");
+        return Err("does not start with `/`");
     };
     if path.ends_with('/') {
-        return Err("must not end with `/`");
+        return Err(
+            "ends with `/`; write it without the final slash (for the site root, give none)",
+        );
     }
     for segment in segments.split('/') {
         if matches!(segment, "" | "." | "..") {
             return Err("has an empty, `.` or `..` segment");
         }
-        if !is_path_segment(segment) {
+        let unreserved = |byte: u8| byte.is_ascii_alphanumeric() || b"-._~".contains(&byte);
+        if !segment.bytes().all(unreserved) {
             return Err(
-                "has a character a URL path cannot carry; percent-encode it (a space is `%20`)",
+                "has a character other than ASCII letters, digits, `-`, `.`, `_` and `~` between the slashes",
             );
         }
     }
     Ok(path)
-}
-
-/// Whether every character is an RFC 3986 `pchar`: unreserved, a sub-delimiter, `:`, `@`, or
-/// `%` with two hex digits.
-fn is_path_segment(segment: &str) -> bool {
-    let bytes = segment.as_bytes();
-    let mut at = 0;
-    while let Some(&byte) = bytes.get(at) {
-        if byte == b'%' {
-            let hex = bytes.get(at + 1..at + 3);
-            if !hex.is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit)) {
-                return false;
-            }
-            at += 3;
-        } else if byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@".contains(&byte) {
-            at += 1;
-        } else {
-            return false;
-        }
-    }
-    true
 }
 
 fn link_to(url: &str) -> Option<HeaderValue> {
