@@ -52,10 +52,10 @@ pub const PREFLIGHT_HEADERS: [(&str, &str); 3] = [
     ("access-control-allow-headers", "If-None-Match, If-Match"),
 ];
 
-/// The headers every answer carries besides `Cache-Control`, as text: CORS, `nosniff`, and a
-/// CSP that sandboxes everything, because nothing served here is a page (an SVG, XML or HTML
-/// file opened in a browser must not run script on the publishing site). A static export
-/// configures its server with the same list.
+/// The headers every answer carries besides `Cache-Control` and `Content-Encoding`, as text:
+/// CORS, `nosniff`, and a CSP that sandboxes everything, because nothing served here is a page
+/// (an SVG, XML or HTML file opened in a browser must not run script on the publishing site).
+/// A static export configures its server with the same list.
 /// Names are lowercase, as `http` stores them; HTTP header names are case-insensitive.
 pub const COMMON_HEADERS: [(&str, &str); 4] = [
     ("access-control-allow-origin", "*"),
