@@ -1,6 +1,8 @@
 //! What start-up and a request cost: building the catalog of the demo's skills (and of every
 //! example skill, with the archives of the multi-file one), and answering through the router
-//! (a route match and a copy of prepared headers, no hashing or formatting).
+//! (a route match and a copy of prepared headers, no hashing or formatting). The brotli and
+//! gzip variants are made on the first request that asks for them: `first_request/*` is that
+//! request (router built, variant not yet made), `router/get_skill_md_br` a later one.
 //!
 //! ```sh
 //! cargo bench --bench serve
@@ -10,9 +12,9 @@ use std::hint::black_box;
 
 use axum::Router;
 use axum::body::Body;
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use http::Request;
-use skillpub::{Catalog, Skill};
+use skillpub::{Catalog, Skill, SkillFile};
 use tower::ServiceExt;
 
 static VERIFY_SKILL_DIGESTS: Skill = skillpub::skill!("examples/skills/verify-skill-digests");
@@ -46,30 +48,153 @@ fn requests(c: &mut Criterion) {
         "\"{}\"",
         catalog().get("write-skill-md").unwrap().skill_md().digest()
     );
-    let cases: [(&str, &str, Option<&str>); 4] = [
-        ("router/get_index", skillpub::model::INDEX_PATH, None),
-        ("router/get_skill_md", skill_md, None),
-        ("router/not_modified", skill_md, Some(&etag)),
+    let cases: [(&str, &str, Headers<'_>); 5] = [
+        ("router/get_index", skillpub::model::INDEX_PATH, &[]),
+        ("router/get_skill_md", skill_md, &[]),
+        ("router/get_skill_md_br", skill_md, &[BROWSER]),
+        ("router/not_modified", skill_md, &[("if-none-match", &etag)]),
         (
             "router/not_found",
             "/.well-known/agent-skills/nope/SKILL.md",
-            None,
+            &[],
         ),
     ];
-    for (name, path, if_none_match) in cases {
+    for (name, path, headers) in cases {
         c.bench_function(name, |b| {
-            b.iter(|| {
-                let mut request = Request::get(path);
-                if let Some(etag) = if_none_match {
-                    request = request.header("if-none-match", etag);
-                }
-                let request = request.body(Body::empty()).unwrap();
-                let response = runtime.block_on(app.clone().oneshot(request)).unwrap();
-                black_box(response)
-            })
+            b.iter(|| black_box(runtime.block_on(get(&app, path, headers))))
         });
     }
 }
 
-criterion_group!(benches, start_up, requests);
+/// Request headers, name and value.
+type Headers<'a> = &'a [(&'a str, &'a str)];
+
+/// What a browser sends; the router answers it with brotli.
+const BROWSER: (&str, &str) = ("accept-encoding", "gzip, deflate, br, zstd");
+
+async fn get(app: &Router, path: &str, headers: Headers<'_>) -> http::Response<Body> {
+    let mut request = Request::get(path);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let request = request.body(Body::empty()).unwrap();
+    app.clone().oneshot(request).await.unwrap()
+}
+
+/// 1 MiB of varied text: the repository's README and sources, then the same with letters
+/// shifted (a new alphabet each round), so that no round repeats the one before.
+fn one_mib_of_markdown() -> String {
+    const MIB: usize = 1 << 20;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![root.join("README.md")];
+    let mut folders = vec![root.join("crates")];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs" || e == "md") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    let source: String = files
+        .iter()
+        .map(|path| std::fs::read_to_string(path).unwrap())
+        .collect();
+    let mut text = String::with_capacity(MIB + source.len());
+    for round in 0_u8.. {
+        text.extend(source.chars().map(|c| match c {
+            'a'..='z' => char::from(b'a' + (c as u8 - b'a' + round) % 26),
+            'A'..='Z' => char::from(b'A' + (c as u8 - b'A' + round) % 26),
+            other => other,
+        }));
+        if text.len() >= MIB {
+            break;
+        }
+    }
+    let mut end = MIB;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text
+}
+
+/// The first request for an encoded variant: it makes the variant. The router is built
+/// fresh for each (not timed), so that every request timed is a first one.
+fn first_requests(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let large = Skill::new(
+        None,
+        "---\nname: large\ndescription: One large reference.\n---\nSee references/large.md.\n",
+    )
+    .with_files(vec![SkillFile::new(
+        "references/large.md",
+        one_mib_of_markdown(),
+        false,
+    )]);
+    let large = Catalog::new([large]).unwrap();
+    let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills");
+    let examples = skillpub::model::read_skills_folder(examples)
+        .unwrap()
+        .catalog()
+        .unwrap();
+    // The largest text artifact of the example skills (the archives are never encoded).
+    let largest_example = examples
+        .artifacts()
+        .filter(|a| a.media_type().starts_with("text/"))
+        .max_by_key(|a| a.len())
+        .unwrap()
+        .path()
+        .to_owned();
+    let cases = [
+        (
+            "first_request/br_1_mib_markdown",
+            &large,
+            "/.well-known/agent-skills/large/references/large.md",
+            "br",
+        ),
+        (
+            "first_request/gzip_1_mib_markdown",
+            &large,
+            "/.well-known/agent-skills/large/references/large.md",
+            "gzip",
+        ),
+        (
+            "first_request/br_largest_example",
+            &examples,
+            largest_example.as_str(),
+            "br",
+        ),
+        (
+            "first_request/gzip_largest_example",
+            &examples,
+            largest_example.as_str(),
+            "gzip",
+        ),
+    ];
+    let mut group = c.benchmark_group("first_request");
+    group.sample_size(10);
+    for (name, catalog, path, coding) in cases {
+        group.bench_function(name.trim_start_matches("first_request/"), |b| {
+            b.iter_batched(
+                || skillpub::web::router::<()>(catalog.clone()),
+                |app| {
+                    let response =
+                        runtime.block_on(get(&app, path, &[("accept-encoding", coding)]));
+                    assert_eq!(response.headers()["content-encoding"], coding);
+                    black_box(response)
+                },
+                BatchSize::PerIteration,
+            )
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, start_up, requests, first_requests);
 criterion_main!(benches);

@@ -2,11 +2,14 @@
 
 mod common;
 
+use std::collections::{HashMap, HashSet};
+
 use axum::extract::State;
 use axum::{Router, routing::get};
 use common::{Wire, example_catalog, request, serve};
 use skillpub::Catalog;
-use skillpub::model::{Digest, INDEX_PATH};
+use skillpub::model::{Digest, INDEX_PATH, UrlStyle};
+use skillpub::web::AgentSkillsLinkLayer;
 
 const PATHS_THAT_DO_NOT: [&str; 11] = [
     "/.well-known/agent-skills/no-such-skill/SKILL.md",
@@ -217,4 +220,267 @@ async fn the_router_merges_into_an_app_with_its_own_routes_and_state() {
         elsewhere.header("access-control-allow-origin").is_none(),
         "the app's own 404 is untouched"
     );
+}
+
+/// The bytes a client gets after removing the `Content-Encoding` the wire names.
+fn decoded(wire: &Wire) -> Vec<u8> {
+    use std::io::Read;
+    let mut plain = Vec::new();
+    match wire.header("content-encoding") {
+        None | Some("identity") => plain.clone_from(&wire.body),
+        Some("gzip") => {
+            flate2::read::GzDecoder::new(&wire.body[..])
+                .read_to_end(&mut plain)
+                .unwrap();
+        }
+        Some("br") => {
+            brotli::Decompressor::new(&wire.body[..], 4096)
+                .read_to_end(&mut plain)
+                .unwrap();
+        }
+        Some(other) => panic!("unexpected Content-Encoding {other}"),
+    }
+    plain
+}
+
+/// A page of the host app, long enough for the compression layer to compress it.
+const PAGE: &str =
+    "<!doctype html><title>Home</title><p>Welcome to the app, which also publishes its skills.</p>";
+
+/// A host app as most axum apps are built: its own page, the skills (merged, or nested and
+/// linked from the page), and tower-http's `CompressionLayer` (gzip and brotli) around
+/// everything.
+fn compressed_app(skills: impl FnOnce(Router) -> Router) -> Router {
+    let page = Router::new().route("/", get(|| async { axum::response::Html(PAGE.repeat(4)) }));
+    skills(page).layer(tower_http::compression::CompressionLayer::new())
+}
+
+/// What clients send: nothing (curl), Node's fetch, a browser, one coding, identity only,
+/// a coding nobody here makes, anything.
+const ACCEPT_ENCODINGS: [Option<&str>; 8] = [
+    None,
+    Some("gzip, deflate, br"),
+    Some("gzip, deflate, br, zstd"),
+    Some("gzip"),
+    Some("br"),
+    Some("identity"),
+    Some("zstd"),
+    Some("*"),
+];
+
+#[tokio::test]
+async fn under_an_app_wide_compression_layer_every_artifact_verifies_and_etags_stay_distinct() {
+    let catalog = full_catalog();
+    let addr = serve(compressed_app(|app| {
+        app.merge(skillpub::web::router(catalog.clone()))
+    }))
+    .await;
+
+    // The layer is active: the app's own page arrives compressed (and chunked).
+    let page = request(addr, "GET", "/", &[("accept-encoding", "gzip")]).await;
+    assert_eq!(page.header("content-encoding"), Some("gzip"));
+    assert_eq!(page.header("transfer-encoding"), Some("chunked"));
+
+    let mut sent: HashMap<String, Vec<u8>> = HashMap::new();
+    let mut codings_seen = HashSet::new();
+    for artifact in catalog.artifacts() {
+        let path = artifact.path();
+        let archive = matches!(
+            artifact.media_type(),
+            "application/gzip" | "application/zip"
+        );
+        for accept in ACCEPT_ENCODINGS {
+            let headers: Vec<(&str, &str)> =
+                accept.map(|a| ("accept-encoding", a)).into_iter().collect();
+            let wire = get_and_head(addr, path, &headers).await;
+            assert_eq!(wire.status, 200, "{path} {accept:?}");
+            assert_eq!(
+                wire.header("content-length"),
+                Some(wire.body.len().to_string().as_str()),
+                "{path} {accept:?}"
+            );
+            let coding = wire.header("content-encoding");
+            let named = coding.expect("every answer names its coding, so no layer recodes it");
+            if archive {
+                assert_eq!(named, "identity", "{path} {accept:?}");
+            }
+            codings_seen.insert(named.to_owned());
+            assert_eq!(
+                Digest::of(&decoded(&wire)),
+                artifact.digest(),
+                "{path} {accept:?}"
+            );
+
+            // One strong ETag, one byte sequence, across every coding and request.
+            let etag = wire.header("etag").unwrap().to_owned();
+            let first = sent
+                .entry(etag.clone())
+                .or_insert_with(|| wire.body.clone());
+            assert_eq!(
+                *first, wire.body,
+                "{path}: {etag} was sent with two byte sequences"
+            );
+
+            // The variant revalidates with its own tag, and keeps its coding on the 304.
+            let mut conditional = headers.clone();
+            conditional.push(("if-none-match", &etag));
+            let revalidated = get_and_head(addr, path, &conditional).await;
+            assert_eq!(revalidated.status, 304, "{path} {accept:?}");
+            assert_eq!(revalidated.header("etag"), Some(etag.as_str()));
+            assert_eq!(
+                revalidated.header("content-encoding"),
+                coding,
+                "{path} {accept:?}"
+            );
+        }
+    }
+    assert_eq!(
+        codings_seen,
+        HashSet::from(["identity", "gzip", "br"].map(String::from))
+    );
+
+    // The index's digests are those of the decoded bytes of each entry.
+    let index = request(addr, "GET", INDEX_PATH, &[("accept-encoding", "br")]).await;
+    assert_eq!(index.header("content-encoding"), Some("br"));
+    let index: serde_json::Value = serde_json::from_slice(&decoded(&index)).unwrap();
+    for entry in index["skills"].as_array().unwrap() {
+        let url = entry["url"].as_str().unwrap();
+        let wire = request(
+            addr,
+            "GET",
+            url,
+            &[("accept-encoding", "gzip, deflate, br")],
+        )
+        .await;
+        assert_eq!(
+            entry["digest"],
+            Digest::of(&decoded(&wire)).to_string(),
+            "{url}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn under_an_app_wide_compression_layer_errors_and_preflights_stay_alike_for_get_and_head() {
+    let addr = serve(compressed_app(|app| {
+        app.merge(skillpub::web::router(full_catalog()))
+    }))
+    .await;
+    let accept = [("accept-encoding", "gzip, deflate, br")];
+    for path in PATHS_THAT_DO_NOT {
+        let wire = get_and_head(addr, path, &accept).await;
+        assert_eq!(wire.status, 404, "{path}");
+        assert_eq!(wire.header("content-encoding"), Some("identity"), "{path}");
+        let body: serde_json::Value = serde_json::from_slice(&wire.body).unwrap();
+        assert_eq!(body["error"], "not_found");
+    }
+    let failed = get_and_head(addr, INDEX_PATH, &[accept[0], ("if-match", "\"x\"")]).await;
+    assert_eq!(failed.status, 412);
+    assert_eq!(failed.header("content-encoding"), Some("identity"));
+    let refused = request(
+        addr,
+        "POST",
+        INDEX_PATH,
+        &[accept[0], ("content-length", "0")],
+    )
+    .await;
+    assert_eq!(refused.status, 405);
+    assert_eq!(refused.header("content-encoding"), Some("identity"));
+    for path in [
+        INDEX_PATH,
+        "/.well-known/agent-skills/publish-agent-skills.tar.gz",
+    ] {
+        let refused = get_and_head(addr, path, &[("accept-encoding", "*;q=0")]).await;
+        assert_eq!(refused.status, 406, "{path}");
+        assert_eq!(refused.header("content-encoding"), Some("identity"));
+        assert_eq!(refused.header("vary"), Some("Accept-Encoding"));
+        assert!(refused.header("etag").is_none());
+    }
+    let preflight = request(addr, "OPTIONS", INDEX_PATH, &accept).await;
+    assert_eq!(preflight.status, 204);
+    assert_eq!(preflight.header("content-encoding"), Some("identity"));
+    assert!(preflight.body.is_empty());
+}
+
+/// The example skills with relative `url`s, which resolve under any prefix.
+/// The example skills, for a router nested under `/tenant`: with relative `url`s, or with
+/// path-absolute ones that carry the base path.
+fn nested_catalog(style: UrlStyle, base_path: &str) -> Catalog {
+    let folder = skillpub::model::read_skills_folder(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/skills"
+    ))
+    .unwrap();
+    let mut builder = Catalog::builder();
+    builder
+        .skills(folder.skills().iter().map(|source| source.skill().clone()))
+        .url_style(style)
+        .base_path(base_path);
+    builder.build().unwrap()
+}
+
+#[tokio::test]
+async fn a_nested_router_with_relative_urls_is_found_through_the_link_and_every_entry_verifies() {
+    nested_router_verifies(nested_catalog(UrlStyle::Relative, "")).await;
+}
+
+#[tokio::test]
+async fn a_nested_router_with_a_base_path_is_found_through_the_link_and_every_entry_verifies() {
+    nested_router_verifies(nested_catalog(UrlStyle::PathAbsolute, "/tenant")).await;
+}
+
+async fn nested_router_verifies(catalog: Catalog) {
+    let app = compressed_app(|app| {
+        app.nest("/tenant", skillpub::web::router(catalog)).layer(
+            AgentSkillsLinkLayer::html_only()
+                .base_path("/tenant")
+                .unwrap(),
+        )
+    });
+    let addr = serve(app).await;
+    let origin = url::Url::parse(&format!("http://{addr}/")).unwrap();
+
+    let page = request(addr, "GET", "/", &[]).await;
+    let link = page.header("link").expect("the page links the index");
+    let target = link
+        .strip_prefix('<')
+        .and_then(|l| l.split_once('>'))
+        .unwrap()
+        .0;
+    assert_eq!(target, "/tenant/.well-known/agent-skills/index.json");
+
+    let index_url = origin.join(target).unwrap();
+    let index = request(
+        addr,
+        "GET",
+        index_url.path(),
+        &[("accept-encoding", "gzip")],
+    )
+    .await;
+    assert_eq!(index.status, 200);
+    let index: serde_json::Value = serde_json::from_slice(&decoded(&index)).unwrap();
+    let entries = index["skills"].as_array().unwrap();
+    assert_eq!(entries.len(), 3);
+    for entry in entries {
+        let url = index_url.join(entry["url"].as_str().unwrap()).unwrap();
+        assert!(
+            url.path().starts_with("/tenant/.well-known/agent-skills/"),
+            "{url}"
+        );
+        let wire = request(
+            addr,
+            "GET",
+            url.path(),
+            &[("accept-encoding", "gzip, deflate, br")],
+        )
+        .await;
+        assert_eq!(wire.status, 200, "{url}");
+        assert_eq!(
+            entry["digest"],
+            Digest::of(&decoded(&wire)).to_string(),
+            "{url}"
+        );
+    }
+    let outside = request(addr, "GET", INDEX_PATH, &[]).await;
+    assert_eq!(outside.status, 404);
 }

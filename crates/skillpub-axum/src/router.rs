@@ -1,5 +1,6 @@
 //! The router for `/.well-known/agent-skills/`: one prepared answer per path and method.
 
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::{Ready, ready};
 use std::pin::Pin;
@@ -119,13 +120,23 @@ impl RouterBuilder {
     {
         let shared = Arc::new(self.policy.shared());
         let mut router = Router::new();
+        // Paths that serve the same bytes as the same type (the legacy layout, a file shared
+        // by several skills) share their answers, so each encoded variant is made once.
+        let mut resources = HashMap::new();
         for artifact in self.catalog.artifacts() {
-            let content_type = HeaderValue::from_static(artifact.media_type());
-            let resource =
-                self.policy
-                    .resource(content_type, artifact.bytes().clone(), artifact.digest());
+            let resource = resources
+                .entry((artifact.digest(), artifact.media_type()))
+                .or_insert_with(|| {
+                    let content_type = HeaderValue::from_static(artifact.media_type());
+                    let resource = self.policy.resource(
+                        content_type,
+                        artifact.bytes().clone(),
+                        artifact.digest(),
+                    );
+                    Arc::new(resource)
+                });
             let service = Answers {
-                resource: Some(Arc::new(resource)),
+                resource: Some(Arc::clone(resource)),
                 shared: Arc::clone(&shared),
             };
             router = router.route_service(artifact.path(), service);
@@ -165,11 +176,18 @@ impl Answers {
             // the request that follows it gets the 404, readable by the page thanks to CORS.
             (_, &Method::OPTIONS) => &shared.preflight,
             (None, _) => &shared.not_found,
-            (Some(resource), &Method::GET | &Method::HEAD) => match resource.condition(headers) {
-                Condition::Send => &resource.ok,
-                Condition::NotModified => &resource.not_modified,
-                Condition::Failed => &shared.precondition_failed,
-            },
+            (Some(resource), &Method::GET | &Method::HEAD) => {
+                // Negotiation first: preconditions only apply to what would be a 2xx
+                // (RFC 9110, 13.2.1).
+                let Some(variant) = resource.select(headers) else {
+                    return &shared.not_acceptable;
+                };
+                match variant.condition(headers) {
+                    Condition::Send => &variant.ok,
+                    Condition::NotModified => &variant.not_modified,
+                    Condition::Failed => &shared.precondition_failed,
+                }
+            }
             (Some(_), _) => &shared.method_not_allowed,
         }
     }

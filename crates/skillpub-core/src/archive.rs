@@ -46,8 +46,27 @@ pub(crate) fn tar_gz(entries: &[Entry<'_>]) -> io::Result<Vec<u8>> {
     Ok(gzip(&tar.into_inner()?))
 }
 
-/// Wraps `data` in a gzip member (RFC 1952): no name, mtime 0, "best compression", OS unknown.
-fn gzip(data: &[u8]) -> Vec<u8> {
+/// Wraps `data` in a gzip member (RFC 1952): no name, mtime 0, "best compression", OS unknown,
+/// deflated with the archives' pinned compressor, so the same bytes give the same output on
+/// every build and machine. The `.tar.gz` archives use it, and so does `skillpub-axum` for its
+/// `Content-Encoding: gzip` variants of text files.
+///
+/// # Example
+///
+/// ```
+/// let text = b"# Forms\n\nFill in every field.\n".repeat(20);
+/// let gzipped = skillpub_core::gzip(&text);
+/// assert_eq!(gzipped[..3], [0x1f, 0x8b, 8]); // the gzip magic and deflate
+/// assert!(gzipped.len() < text.len());
+/// assert_eq!(gzipped, skillpub_core::gzip(&text)); // deterministic
+///
+/// let mut decoded = Vec::new();
+/// std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gzipped[..]), &mut decoded)?;
+/// assert_eq!(decoded, text);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[must_use]
+pub fn gzip(data: &[u8]) -> Vec<u8> {
     const HEADER: [u8; 10] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 2, 0xff];
     let deflated = miniz_oxide::deflate::compress_to_vec(data, LEVEL);
     let mut out = Vec::with_capacity(HEADER.len() + deflated.len() + 8);

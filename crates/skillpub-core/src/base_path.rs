@@ -45,7 +45,24 @@ pub enum BasePathProblem {
 /// Checks a base path: empty (the site root), or `/` followed by segments of ASCII letters,
 /// digits, `-`, `.`, `_` and `~` (RFC 3986's unreserved characters), separated by single `/`,
 /// none of them `.` or `..`, and no `/` at the end.
-pub(crate) fn check(path: &str) -> Result<(), BasePathProblem> {
+///
+/// [`CatalogBuilder::base_path`](crate::CatalogBuilder::base_path) applies it, and so does
+/// every other place that takes the path a router is nested under.
+///
+/// # Example
+///
+/// ```
+/// use skillpub_core::{BasePathProblem, validate_base_path};
+///
+/// assert_eq!(validate_base_path("/tenant"), Ok(()));
+/// assert_eq!(validate_base_path("tenant"), Err(BasePathProblem::Relative));
+/// assert_eq!(validate_base_path("/tenant/"), Err(BasePathProblem::TrailingSlash));
+/// ```
+///
+/// # Errors
+///
+/// The first rule the path breaks.
+pub fn validate_base_path(path: &str) -> Result<(), BasePathProblem> {
     if path.is_empty() {
         return Ok(());
     }
@@ -93,7 +110,7 @@ mod tests {
         ($name:ident, $path:expr) => {
             #[test]
             fn $name() {
-                assert_eq!(check($path), Ok(()));
+                assert_eq!(validate_base_path($path), Ok(()));
             }
         };
     }
@@ -102,7 +119,7 @@ mod tests {
         ($name:ident, $path:expr, $problem:pat) => {
             #[test]
             fn $name() {
-                let result = check($path);
+                let result = validate_base_path($path);
                 assert!(matches!(result, Err($problem)), "{result:?}");
             }
         };
@@ -137,7 +154,7 @@ mod tests {
     #[test]
     fn characters_are_listed_once_each() {
         assert_eq!(
-            check("/a b c?"),
+            validate_base_path("/a b c?"),
             Err(BasePathProblem::Characters {
                 characters: "' ', '?'".into()
             })

@@ -510,7 +510,7 @@ impl CatalogBuilder {
     /// twice.
     pub fn build(&self) -> Result<Catalog, Errors> {
         let mut errors = Vec::new();
-        if let Err(problem) = base_path::check(&self.base_path) {
+        if let Err(problem) = base_path::validate_base_path(&self.base_path) {
             let base_path = self.base_path.clone();
             let kind = ErrorKind::BasePath { base_path, problem };
             errors.push(Error::option("base_path", kind));

@@ -120,8 +120,8 @@ mod yaml;
 mod tests;
 
 pub use api_catalog::{API_CATALOG_PATH, LINKSET};
-pub use archive::{TAR_GZ_SUFFIX, ZIP_SUFFIX};
-pub use base_path::BasePathProblem;
+pub use archive::{TAR_GZ_SUFFIX, ZIP_SUFFIX, gzip};
+pub use base_path::{BasePathProblem, validate_base_path};
 pub use catalog::{Artifact, Catalog, CatalogBuilder, PublishedFile, PublishedSkill};
 pub use digest::{DIGEST_PREFIX, Digest, DigestParseError};
 pub use error::{Error, ErrorKind, Errors};
