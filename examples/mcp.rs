@@ -27,6 +27,10 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // The folder walk skips hidden files and folders without a SKILL.md; say so.
+    for skipped in catalog.skipped() {
+        eprintln!("warning: {skipped}");
+    }
     let mcp = McpSkills::new(catalog.clone()).streamable_http_service(HttpOptions::default());
     let app = Router::new()
         .merge(skillpub::web::router(catalog))

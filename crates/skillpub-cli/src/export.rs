@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use skillpub_core::{
-    API_CATALOG_PATH, ArchiveFormat, Artifact, Catalog, CatalogBuilder, Error, ErrorKind,
-    LEGACY_PATH, Origin, SkillsFolder, UrlStyle, WELL_KNOWN_PATH,
+    API_CATALOG_PATH, ArchiveFormat, Artifact, Catalog, Error, ErrorKind, LEGACY_PATH, Origin,
+    SkillsFolder, UrlStyle, WELL_KNOWN_PATH,
 };
 
 mod swap;
@@ -73,6 +73,9 @@ pub(crate) fn run(args: &Args) -> bool {
             return false;
         }
     };
+    for skipped in catalog.skipped() {
+        eprintln!("skillpub export: warning: {skipped}");
+    }
     match write_tree(&catalog, &args.out_dir) {
         Ok(count) => {
             println!(
@@ -104,9 +107,8 @@ fn catalog(args: &Args) -> Result<Catalog, String> {
     };
     let folder = SkillsFolder::read(&args.skills_dir);
     let mut problems: Vec<String> = folder.errors().iter().map(ToString::to_string).collect();
-    let mut builder = CatalogBuilder::new();
+    let mut builder = folder.builder();
     builder
-        .skills(folder.skills().iter().map(|source| source.skill().clone()))
         .url_style(style)
         .archive_format(match args.archive {
             Archive::TarGz => ArchiveFormat::TarGz,

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use axum::Router;
-use skillpub_core::{Catalog, CatalogBuilder, Errors, INDEX_PATH};
+use skillpub_core::{Catalog, Errors, INDEX_PATH};
 use tower::ServiceExt;
 
 use crate::export::unknown_fields_hint;
@@ -49,12 +49,17 @@ pub(crate) fn run(args: &Args) -> bool {
 
 /// Reads the folder and builds its catalog, or every problem.
 fn load(dir: &Path, allow_unknown_fields: bool) -> Result<Catalog, Errors> {
-    let folder = skillpub_core::read_skills_folder(dir)?;
-    let mut builder = CatalogBuilder::new();
-    builder
-        .skills(folder.skills().iter().map(|source| source.skill().clone()))
-        .allow_unknown_fields(allow_unknown_fields);
-    builder.build()
+    skillpub_core::read_skills_folder(dir)?
+        .builder()
+        .allow_unknown_fields(allow_unknown_fields)
+        .build()
+}
+
+/// Says what the folder walk left out (hidden files, folders without `SKILL.md`).
+fn warn_skipped(catalog: &Catalog) {
+    for skipped in catalog.skipped() {
+        eprintln!("skillpub serve: warning: {skipped}");
+    }
 }
 
 /// The problems, and the flag that accepts unknown fields when one of them is such a field.
@@ -91,6 +96,7 @@ async fn serve(args: &Args) -> bool {
         initial.skills().len(),
         args.skills_dir.display()
     );
+    warn_skipped(&initial);
     let current = Arc::new(RwLock::new(skillpub_axum::router::<()>(initial)));
     let app = {
         let current = Arc::clone(&current);
@@ -141,6 +147,7 @@ async fn watch(
                         dir.display(),
                         catalog.skills().len()
                     );
+                    warn_skipped(&catalog);
                     let router = skillpub_axum::router(catalog);
                     *current.write().unwrap_or_else(PoisonError::into_inner) = router;
                 }

@@ -474,6 +474,28 @@ fn unknown_frontmatter_fields_are_published_only_when_allowed() {
     );
 }
 
+#[test]
+fn a_subfolder_without_skill_md_is_skipped_with_a_warning() {
+    let skills = alpha_skills();
+    std::fs::create_dir_all(skills.0.join("drafts")).unwrap();
+    std::fs::write(skills.0.join("drafts/notes.md"), "Ideas.\n").unwrap();
+    let out = Scratch::new("skipped-out");
+
+    let (ok, _, stderr) = export(skills.0.to_str().unwrap(), &out.0, &[]);
+    assert!(ok, "{stderr}");
+    let warning = stderr
+        .lines()
+        .find(|line| line.starts_with("skillpub export: warning: skipped "))
+        .unwrap_or_else(|| panic!("no warning: {stderr}"));
+    assert!(warning.contains("drafts"), "{warning}");
+    assert!(
+        out.0
+            .join(".well-known/agent-skills/alpha/SKILL.md")
+            .is_file()
+    );
+    assert!(!out.0.join(".well-known/agent-skills/drafts").exists());
+}
+
 /// Where nginx usually is when it is not on `PATH`.
 const NGINX_PLACES: [&str; 5] = [
     "/usr/sbin/nginx",

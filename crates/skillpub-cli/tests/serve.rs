@@ -213,6 +213,16 @@ fn a_skill_md_saved_in_two_writes_is_never_served_half_written() {
 }
 
 #[test]
+fn a_subfolder_without_skill_md_is_skipped_with_a_warning() {
+    let dir = Scratch::with_greeting("skipped", &skill_md("First words."));
+    std::fs::create_dir_all(dir.0.join("drafts")).unwrap();
+    std::fs::write(dir.0.join("drafts/notes.md"), "Ideas.\n").unwrap();
+    let served = Served::start(&dir.0, &[]);
+    served.expect_message("skillpub serve: warning: skipped ");
+    served.wait_for(INDEX, "First words.");
+}
+
+#[test]
 fn unknown_frontmatter_fields_are_served_only_when_allowed() {
     let text = "---\nname: greeting\ndescription: Hello.\nx-owner: docs\n---\nSay hello.\n";
     let dir = Scratch::with_greeting("unknown-fields", text);
