@@ -526,22 +526,13 @@ fn differences(get: &HeaderMap, head: &HeaderMap) -> Vec<String> {
 /// core error as its cause: a frontmatter name other than the entry's is `skill.name`,
 /// anything else `skill.frontmatter`.
 fn invalid_skill_md(name: &str, error: skillpub_core::Error) -> Finding {
-    let finding = match error.kind() {
-        ErrorKind::NameFolderMismatch { name: found, .. } => {
+    let kind = CheckKind::SkillFrontmatter;
+    let finding = match (error.kind(), error.field()) {
+        (ErrorKind::NameFolderMismatch { name: found, .. }, _) => {
             Finding::name_differs(CheckKind::SkillName, found, name)
         }
-        _ => {
-            let problem = strip_file(&error.to_string()).to_owned();
-            Finding::invalid_skill_md(CheckKind::SkillFrontmatter, &problem)
-        }
+        (problem, Some(field)) => Finding::invalid_field(kind, field, problem),
+        (problem, None) => Finding::invalid_skill_md(kind, problem),
     };
     finding.because(error)
-}
-
-/// Drops the `file: skill `name`: ` prefix of a core error, which the check line already says.
-fn strip_file(message: &str) -> &str {
-    match message.find("`: ") {
-        Some(at) => &message[at + 3..],
-        None => message,
-    }
 }

@@ -139,6 +139,26 @@ impl Report {
     }
 
     /// The lines of one kind of check.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_client::{Check, CheckKind, Report, Status};
+    ///
+    /// let report = Report {
+    ///     target: "https://example.com".into(),
+    ///     checks: vec![Check {
+    ///         kind: CheckKind::SiteCors,
+    ///         status: Status::Warn,
+    ///         subject: "site".into(),
+    ///         message: "no Access-Control-Allow-Origin".into(),
+    ///         cause: None,
+    ///     }],
+    /// };
+    /// assert_eq!(report.of(CheckKind::SiteCors).count(), 1);
+    /// assert!(report.passed());
+    /// assert_eq!(report.checks[0].code(), "site.cors");
+    /// ```
     pub fn of(&self, kind: CheckKind) -> impl Iterator<Item = &Check> {
         self.checks.iter().filter(move |check| check.kind == kind)
     }

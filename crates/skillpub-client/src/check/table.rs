@@ -15,7 +15,7 @@
 //! below the table pick the code for each of its variants.
 
 use http::StatusCode;
-use skillpub_core::{Digest, SCHEMA_URI, SKILL_MD};
+use skillpub_core::{Digest, ErrorKind, SCHEMA_URI, SKILL_MD};
 use url::Url;
 
 use super::report::{Cause, Status};
@@ -238,7 +238,9 @@ checks! {
         ok unpacked(more: usize) =>
             "archive unpacks safely: {SKILL_MD} at the root and {more} more files";
         ok skill_valid() => "{SKILL_MD} is valid and its frontmatter name matches the entry";
-        problem invalid_skill_md(problem: &str) => "{SKILL_MD}: {problem}";
+        problem invalid_skill_md(problem: &ErrorKind) => "{SKILL_MD}: {problem}";
+        problem invalid_field(field: &str, problem: &ErrorKind) =>
+            "{SKILL_MD}: field `{field}`: {problem}";
         problem name_differs(found: &str, name: &str) =>
             "the {SKILL_MD} frontmatter name `{found}` differs from the index name `{name}`";
         ok same_description() => "the index description equals the frontmatter description";

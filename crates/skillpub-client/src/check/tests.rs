@@ -148,3 +148,23 @@ fn every_json_line_has_its_code() {
     assert_eq!(json["checks"][1]["status"], "fail");
     assert_eq!(json["checks"][1]["subject"], "evil\u{202e}name");
 }
+
+#[test]
+fn a_core_validation_problem_is_carried_through() {
+    let skill_md = "---\nname: hello\ndescription: \"\"\n---\n";
+    let skill = skillpub_core::Skill::from_static_in("skills/greeting", skill_md);
+    let errors = skillpub_core::Catalog::new([skill]).unwrap_err();
+    let mut kinds = Vec::new();
+    for error in errors {
+        let finding = invalid_skill_md("greeting", error.clone());
+        if finding.kind == CheckKind::SkillFrontmatter {
+            assert_eq!(error.field(), Some("description"));
+            let field = format!("SKILL.md: field `description`: {}", error.kind());
+            assert_eq!(finding.message, field);
+        }
+        assert_eq!(finding.cause, Some(Cause::Skill(error)));
+        kinds.push(finding.kind);
+    }
+    kinds.sort();
+    assert_eq!(kinds, [CheckKind::SkillFrontmatter, CheckKind::SkillName]);
+}
