@@ -36,7 +36,7 @@ macro_rules! checks {
             /// Every kind, in the order of the table.
             pub const ALL: &[CheckKind] = &[$(CheckKind::$kind),*];
 
-            /// The stable code, `<subject>.<what is checked>`.
+            /// The stable code, `<subject>.<problem>`, such as `entry.digest`.
             #[must_use]
             pub fn code(self) -> &'static str {
                 match self {

@@ -1,10 +1,11 @@
 //! Every check of `skillpub check` and every message it prints, in one table.
 //!
-//! A code is `<subject>.<what is checked>`, lowercase and hyphenated: the subject is what the
-//! check is about (`target`, `fetch`, `index`, `entry`, `archive`, `skill`, `site`,
-//! `encoding`, `run`), so `FAIL entry.digest` reads "the entry's digest is wrong". The codes
-//! are public API: changing or removing one breaks the scripts that read them, so it is a
-//! breaking change; adding one is not.
+//! A code is `<subject>.<problem>`, lowercase and hyphenated: the subject is what the check
+//! is about (`target`, `fetch`, `index`, `entry`, `archive`, `skill`, `site`, `encoding`,
+//! `run`), the problem what it finds wrong (`archive.traversal`) or the property that must
+//! hold (`index.status`), so that `FAIL entry.digest` reads "the entry's digest is wrong".
+//! The codes are public API: changing or removing one breaks the scripts that read them, so
+//! it is a breaking change; adding one is not.
 //!
 //! Adding a check is a line in `kinds` (and a message in `messages` when none fits), then a
 //! call where the check runs; `docs/checks.md` is rewritten from this table by
