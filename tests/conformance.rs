@@ -6,10 +6,10 @@ mod common;
 use axum::Router;
 use axum::routing::get;
 use common::example_catalog;
-use skillpub_client::Status;
 use skillpub_client::testing::{
     assert_conforms, assert_conforms_at, check_service, check_service_at,
 };
+use skillpub_client::{CheckKind, Status};
 
 #[tokio::test]
 async fn the_router_passes_every_check_in_process() {
@@ -50,12 +50,13 @@ async fn an_app_that_hides_missing_files_behind_a_page_fails() {
     let app = single_page_app();
     let report = check_service(app).await;
     assert!(!report.passed());
-    let failure = report.failures().next().unwrap();
-    assert_eq!(failure.subject, "site");
-    assert!(
-        failure
-            .message
-            .contains("does not exist answers 200 OK (text/html"),
+    let failures: Vec<(&str, CheckKind)> = report
+        .failures()
+        .map(|check| (check.subject.as_str(), check.kind))
+        .collect();
+    assert_eq!(
+        failures,
+        [("site", CheckKind::SiteNotFoundProbe)],
         "{report}"
     );
 }
@@ -102,24 +103,21 @@ fn archive_catalog() -> skillpub::Catalog {
 async fn a_compression_layer_that_shares_etags_and_encodes_archives_fails() {
     let report = check_service(compressed_without_variants()).await;
     assert!(!report.passed());
-    let failures: Vec<String> = report
+    let failed = |subject: &str, kind| {
+        report
+            .failures()
+            .any(|check| check.subject == subject && check.kind == kind)
+    };
+    assert!(failed("index", CheckKind::EncodingEtagReused), "{report}");
+    let archive = report
         .failures()
-        .map(|check| format!("{}: {}", check.subject, check.message))
-        .collect();
+        .find(|check| check.kind == CheckKind::EncodingArchiveEncoded)
+        .unwrap_or_else(|| panic!("an encoded archive:\n{report}"));
+    assert!(archive.message.contains("Content-Encoding: br"), "{report}");
     assert!(
-        failures.iter().any(|f| f.starts_with(
-            "index: the br-encoded answer and the answer without Accept-Encoding carry the same strong ETag"
-        )),
-        "{report}"
-    );
-    assert!(
-        failures
-            .iter()
-            .any(|f| f.contains(": the archive arrives with Content-Encoding: br")),
-        "{report}"
-    );
-    assert!(
-        !report.to_string().contains("digest drift"),
+        report
+            .of(CheckKind::EntryDigest)
+            .all(|check| check.status == Status::Ok),
         "the digests hold on the decoded bytes:\n{report}"
     );
 }
@@ -142,12 +140,17 @@ async fn a_router_nested_under_a_prefix_conforms_there() {
     assert_conforms_at(tenant_app(), "/tenant").await;
     let report = check_service_at(tenant_app(), "/tenant/").await;
     assert_eq!(report.count(Status::Warn), 0, "{report}");
-    assert!(
-        report
-            .to_string()
-            .contains("url resolves to http://skillpub.test/tenant/.well-known/agent-skills/"),
-        "{report}"
-    );
+    let resolved: Vec<&str> = report
+        .of(CheckKind::EntryFields)
+        .map(|check| check.message.as_str())
+        .collect();
+    assert_eq!(resolved.len(), 2, "{report}");
+    for message in resolved {
+        assert!(
+            message.contains("http://skillpub.test/tenant/.well-known/agent-skills/"),
+            "{report}"
+        );
+    }
     let root = check_service(tenant_app()).await;
     assert!(!root.passed(), "the root has no index:\n{root}");
 }

@@ -14,7 +14,7 @@ pub(crate) struct Args {
     /// An origin (`https://example.com`), an origin with the path the skills are mounted under
     /// (`https://example.com/tenant`), or an index URL.
     url: String,
-    /// Print one JSON report instead of lines.
+    /// Print one JSON report instead of lines; each check has its stable `code`.
     #[arg(long)]
     json: bool,
     /// Seconds each request may take, body included (each redirect hop is a request).

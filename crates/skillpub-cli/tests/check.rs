@@ -1,5 +1,6 @@
 //! `skillpub check` over real TCP on 127.0.0.1: the demo passes every check; each deliberately
-//! broken server fails with the right message.
+//! broken server fails with the right code (the tests read `--json` and assert on codes, not
+//! on the wording of messages).
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -165,6 +166,56 @@ fn fail_line<'a>(stdout: &'a str, needle: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no FAIL line with `{needle}`:\n{stdout}"))
 }
 
+/// The lines of a `--json` report.
+struct Report(serde_json::Value);
+
+impl Report {
+    fn parse(stdout: &str) -> Self {
+        Self(serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}")))
+    }
+
+    fn checks(&self) -> &[serde_json::Value] {
+        self.0["checks"].as_array().expect("a list of checks")
+    }
+
+    /// The line with this status, subject and code; panics with the report without one.
+    fn line(&self, status: &str, subject: &str, code: &str) -> &serde_json::Value {
+        self.checks()
+            .iter()
+            .find(|c| c["status"] == status && c["subject"] == subject && c["code"] == code)
+            .unwrap_or_else(|| panic!("no {status} line `{subject}` {code}:\n{:#}", self.0))
+    }
+
+    /// The message of the line with this status, subject and code.
+    fn message(&self, status: &str, subject: &str, code: &str) -> &str {
+        self.line(status, subject, code)["message"]
+            .as_str()
+            .expect("a message")
+    }
+
+    /// `(subject, code)` of every failed line.
+    fn failures(&self) -> Vec<(&str, &str)> {
+        self.checks()
+            .iter()
+            .filter(|c| c["status"] == "fail")
+            .map(|c| (c["subject"].as_str().unwrap(), c["code"].as_str().unwrap()))
+            .collect()
+    }
+}
+
+/// Runs `skillpub check --json` against a server; returns whether it passed, and the report.
+async fn check_json(addr: SocketAddr, extra: &[&str]) -> (bool, Report) {
+    let mut args = vec!["--json"];
+    args.extend_from_slice(extra);
+    let (passed, stdout) = check(addr, &args).await;
+    (passed, Report::parse(&stdout))
+}
+
+/// Serves a hand-made site and checks it with `--json`.
+async fn check_site_json(site: Site, extra: &[&str]) -> (bool, Report) {
+    check_json(serve(site.router()).await, extra).await
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_demo_passes_every_check() {
     let catalog = Catalog::from_dir(concat!(
@@ -191,38 +242,44 @@ async fn json_output_is_one_report() {
         Catalog::new([Skill::from_static(SKILL_MD)]).unwrap(),
     ))
     .await;
-    let (passed, stdout) = check(addr, &["--json"]).await;
+    let (passed, report) = check_json(addr, &[]).await;
     assert!(passed);
-    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(report["passed"], true);
-    assert_eq!(report["summary"]["fail"], 0);
-    assert!(
-        report["checks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|c| c["status"] == "ok")
-    );
+    assert_eq!(report.0["passed"], true);
+    assert_eq!(report.0["summary"]["fail"], 0);
+    for check in report.checks() {
+        assert_eq!(check["status"], "ok", "{check}");
+        let code = check["code"].as_str().expect("every line has a code");
+        assert!(
+            code.parse::<skillpub_client::CheckKind>().is_ok(),
+            "{check}"
+        );
+    }
+    for code in [
+        "index.status",
+        "entry.digest",
+        "skill.frontmatter",
+        "site.not-modified",
+    ] {
+        assert!(report.checks().iter().any(|c| c["code"] == code), "{code}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_hand_made_site_without_caching_headers_passes_with_warnings() {
-    let addr = serve(good_site().router()).await;
-    let (passed, stdout) = check(addr, &[]).await;
-    assert!(passed, "{stdout}");
-    assert!(
-        stdout.contains("warn  site: the index has no Cache-Control"),
-        "{stdout}"
-    );
+    let (passed, report) = check_site_json(good_site(), &[]).await;
+    assert!(passed, "{:#}", report.0);
+    for code in ["site.cache-control", "site.cors", "site.etag"] {
+        report.line("warn", "site", code);
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn digest_drift_fails() {
     let mut site = good_site();
     site.routes[1].1 = ok("text/markdown", format!("{SKILL_MD}\n"));
-    let (passed, stdout) = check_site(site, &[]).await;
+    let (passed, report) = check_site_json(site, &[]).await;
     assert!(!passed);
-    let line = fail_line(&stdout, "digest drift");
+    let line = report.message("fail", "greeting", "entry.digest");
     assert!(
         line.contains(&Digest::of(SKILL_MD.as_bytes()).to_string()),
         "{line}"
@@ -237,12 +294,9 @@ async fn digest_drift_fails() {
 async fn skill_md_served_as_octet_stream_fails() {
     let mut site = good_site();
     site.routes[1].1.content_type = "application/octet-stream";
-    let (passed, stdout) = check_site(site, &[]).await;
+    let (passed, report) = check_site_json(site, &[]).await;
     assert!(!passed);
-    fail_line(
-        &stdout,
-        "greeting: GET 200 but served as application/octet-stream",
-    );
+    assert_eq!(report.failures(), [("greeting", "entry.media-type")]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -250,9 +304,10 @@ async fn head_answered_404_or_405_fails() {
     for status in [StatusCode::NOT_FOUND, StatusCode::METHOD_NOT_ALLOWED] {
         let mut site = good_site();
         site.head_status = Some(status);
-        let (passed, stdout) = check_site(site, &[]).await;
+        let (passed, report) = check_site_json(site, &[]).await;
         assert!(!passed);
-        fail_line(&stdout, &format!("index: HEAD answered {status}"));
+        report.line("fail", "index", "index.head-parity");
+        report.line("fail", "greeting", "entry.head-parity");
     }
 }
 
@@ -260,12 +315,9 @@ async fn head_answered_404_or_405_fails() {
 async fn a_200_page_for_a_missing_skill_fails() {
     let mut site = good_site();
     site.fallback = ok("text/html", "<html>app</html>");
-    let (passed, stdout) = check_site(site, &[]).await;
+    let (passed, report) = check_site_json(site, &[]).await;
     assert!(!passed);
-    fail_line(
-        &stdout,
-        "a skill that does not exist answers 200 OK (text/html)",
-    );
+    assert_eq!(report.failures(), [("site", "site.not-found-probe")]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -275,24 +327,18 @@ async fn missing_and_invented_schemas_fail() {
         (INDEX, ok("application/json", legacy)),
         (SKILL, ok("text/markdown", SKILL_MD)),
     ]);
-    let (passed, stdout) = check_site(site, &[]).await;
+    let (passed, report) = check_site_json(site, &[]).await;
     assert!(!passed);
-    fail_line(
-        &stdout,
-        "no `$schema`: clients read this as a legacy 0.1.0 index",
-    );
+    report.line("fail", "index", "index.schema");
 
     let invented = index("").replace(
         SCHEMA_URI,
         "https://agentskills.io/schemas/v0.2.0/index.json",
     );
     let site = Site::new(vec![(INDEX, ok("application/json", invented))]);
-    let (passed, stdout) = check_site(site, &[]).await;
+    let (passed, report) = check_site_json(site, &[]).await;
     assert!(!passed);
-    fail_line(
-        &stdout,
-        "`$schema` is `https://agentskills.io/schemas/v0.2.0/index.json`",
-    );
+    assert_eq!(report.failures(), [("index", "index.schema")]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -311,32 +357,26 @@ async fn a_localhost_url_fails() {
             )),
         ),
     )]);
-    let (passed, stdout) = check_site(site, &[]).await;
+    let (passed, report) = check_site_json(site, &[]).await;
     assert!(!passed);
-    fail_line(&stdout, "is on a local host or a development port");
+    assert_eq!(report.failures(), [("greeting", "entry.local-url")]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_description_that_differs_from_the_frontmatter_warns() {
     let site = one_skill_site("Says hi.", SKILL_MD);
-    let (passed, stdout) = check_site(site, &[]).await;
-    assert!(passed, "a SHOULD is a warning:\n{stdout}");
-    assert!(
-        stdout.contains("warn  greeting: the index description differs"),
-        "{stdout}"
-    );
+    let (passed, report) = check_site_json(site, &[]).await;
+    assert!(passed, "a SHOULD is a warning:\n{:#}", report.0);
+    report.line("warn", "greeting", "skill.description");
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_frontmatter_name_that_differs_from_the_index_fails() {
     let other = SKILL_MD.replace("name: greeting", "name: hello");
     let site = one_skill_site("Greets the user by name.", &other);
-    let (passed, stdout) = check_site(site, &[]).await;
+    let (passed, report) = check_site_json(site, &[]).await;
     assert!(!passed);
-    fail_line(
-        &stdout,
-        "frontmatter name `hello` differs from the index name `greeting`",
-    );
+    assert_eq!(report.failures(), [("greeting", "skill.name")]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -345,9 +385,9 @@ async fn a_redirect_loop_fails() {
     redirect.status = StatusCode::FOUND;
     redirect.location = Some(INDEX.to_owned());
     let site = Site::new(vec![(INDEX, redirect)]);
-    let (passed, stdout) = check_site(site, &[]).await;
+    let (passed, report) = check_site_json(site, &[]).await;
     assert!(!passed);
-    fail_line(&stdout, "redirects more than 10 times");
+    assert_eq!(report.failures(), [("index", "fetch.redirect")]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -361,9 +401,9 @@ async fn a_server_that_never_answers_times_out() {
         }
     });
     let started = std::time::Instant::now();
-    let (passed, stdout) = check(addr, &["--timeout", "1"]).await;
+    let (passed, report) = check_json(addr, &["--timeout", "1"]).await;
     assert!(!passed);
-    fail_line(&stdout, "did not answer in time");
+    assert_eq!(report.failures(), [("index", "fetch.timeout")]);
     assert!(started.elapsed() < Duration::from_secs(30));
 }
 
@@ -374,9 +414,9 @@ async fn an_index_larger_than_the_cap_fails() {
         INDEX,
         ok("application/json", format!("{}{padding}", index(""))),
     )]);
-    let (passed, stdout) = check_site(site, &["--max-size", "1000"]).await;
+    let (passed, report) = check_site_json(site, &["--max-size", "1000"]).await;
     assert!(!passed);
-    fail_line(&stdout, "sent more than 1000 bytes");
+    assert_eq!(report.failures(), [("index", "fetch.too-large")]);
 }
 
 /// A site serving one archive skill with these bytes.
@@ -425,9 +465,9 @@ async fn a_gzip_bomb_fails() {
     );
     assert!(bomb.len() < 100_000, "{}", bomb.len());
     let site = archive_site(bomb, "application/gzip", ".tar.gz");
-    let (passed, stdout) = check_site(site, &["--max-size", "1048576"]).await;
+    let (passed, report) = check_site_json(site, &["--max-size", "1048576"]).await;
     assert!(!passed);
-    fail_line(&stdout, "unpacks to more than 1048576 bytes");
+    assert_eq!(report.failures(), [("greeting", "archive.too-large")]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -440,9 +480,9 @@ async fn a_zip_slip_archive_fails() {
     zip.write_all(b"rm -rf ~").unwrap();
     let archive = zip.finish().unwrap().into_inner();
     let site = archive_site(archive, "application/zip", ".zip");
-    let (passed, stdout) = check_site(site, &[]).await;
+    let (passed, report) = check_site_json(site, &[]).await;
     assert!(!passed);
-    fail_line(&stdout, "entry `../../evil.sh` leaves the skill folder");
+    assert_eq!(report.failures(), [("greeting", "archive.traversal")]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -452,12 +492,9 @@ async fn a_link_that_escapes_fails() {
         Some(("references/passwd", "../../../etc/passwd")),
     );
     let site = archive_site(archive, "application/gzip", ".tar.gz");
-    let (passed, stdout) = check_site(site, &[]).await;
+    let (passed, report) = check_site_json(site, &[]).await;
     assert!(!passed);
-    fail_line(
-        &stdout,
-        "entry `references/passwd` is a link to `../../../etc/passwd`",
-    );
+    assert_eq!(report.failures(), [("greeting", "archive.link")]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -470,12 +507,9 @@ async fn a_good_archive_served_as_octet_stream_fails_on_the_type_only() {
         None,
     );
     let site = archive_site(archive, "application/octet-stream", ".tar.gz");
-    let (passed, stdout) = check_site(site, &[]).await;
+    let (passed, report) = check_site_json(site, &[]).await;
     assert!(!passed);
-    fail_line(
-        &stdout,
-        "served as application/octet-stream; it must be application/gzip",
-    );
+    assert_eq!(report.failures(), [("greeting", "entry.media-type")]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -486,13 +520,13 @@ async fn an_index_whose_entries_are_all_unusable_fails() {
         r#"{"name":"x"}"#
     );
     let site = Site::new(vec![(INDEX, ok("application/json", index(&entries)))]);
-    let (passed, stdout) = check_site(site, &[]).await;
+    let (passed, report) = check_site_json(site, &[]).await;
     assert!(!passed);
-    fail_line(&stdout, "no entry of `skills` is usable");
-    assert!(
-        stdout.contains("warn  greeting: unknown `type` `bundle`"),
-        "{stdout}"
+    assert_eq!(
+        report.failures(),
+        [("index", "index.skills"), ("x", "entry.fields")]
     );
+    report.line("warn", "greeting", "entry.type");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -525,15 +559,19 @@ async fn skillpub_with(args: &[&str], env: &[(&str, Option<&str>)]) -> (bool, St
 }
 
 /// Serves a site whose only entry is this archive and checks it within `--max-time 60`;
-/// returns the output and how long the check took.
-async fn check_hostile(archive: Vec<u8>, content_type: &'static str, suffix: &str) -> String {
+/// returns the report, once it has checked that the run took well under a minute.
+async fn check_hostile(archive: Vec<u8>, content_type: &'static str, suffix: &str) -> Report {
     let site = archive_site(archive, content_type, suffix);
     let started = std::time::Instant::now();
-    let (passed, stdout) = check_site(site, &["--max-time", "60"]).await;
-    assert!(!passed, "{stdout}");
+    let (passed, report) = check_site_json(site, &["--max-time", "60"]).await;
+    assert!(!passed, "{:#}", report.0);
     // Checked in one pass, the archive is refused at once; the quadratic checks took minutes.
-    assert!(started.elapsed() < Duration::from_secs(30), "{stdout}");
-    stdout
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:#}",
+        report.0
+    );
+    report
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -553,11 +591,8 @@ async fn a_link_target_of_a_million_segments_is_refused_at_once() {
         .unwrap();
     let archive = tar.into_inner().unwrap().finish().unwrap();
     assert!(archive.len() < 10_000, "{}", archive.len());
-    let stdout = check_hostile(archive, "application/gzip", ".tar.gz").await;
-    fail_line(
-        &stdout,
-        "entry `references/l` is a link whose target has 2000000 bytes, more than the 4096 allowed",
-    );
+    let report = check_hostile(archive, "application/gzip", ".tar.gz").await;
+    assert_eq!(report.failures(), [("greeting", "archive.path-length")]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -579,11 +614,8 @@ async fn a_path_of_a_million_segments_behind_a_link_is_refused_at_once() {
     file(&mut tar, &format!("{}f.md", "a/".repeat(1_000_000)), b"x");
     let archive = tar.into_inner().unwrap().finish().unwrap();
     assert!(archive.len() < 10_000, "{}", archive.len());
-    let stdout = check_hostile(archive, "application/gzip", ".tar.gz").await;
-    fail_line(
-        &stdout,
-        "has a path of 2000004 bytes, more than the 4096 allowed",
-    );
+    let report = check_hostile(archive, "application/gzip", ".tar.gz").await;
+    assert_eq!(report.failures(), [("greeting", "archive.path-length")]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -599,11 +631,8 @@ async fn a_zip_of_deep_paths_behind_a_link_is_refused_at_once() {
         zip.write_all(b"x").unwrap();
     }
     let archive = zip.finish().unwrap().into_inner();
-    let stdout = check_hostile(archive, "application/zip", ".zip").await;
-    fail_line(
-        &stdout,
-        "has a path of 64005 bytes, more than the 4096 allowed",
-    );
+    let report = check_hostile(archive, "application/zip", ".zip").await;
+    assert_eq!(report.failures(), [("greeting", "archive.path-length")]);
 }
 
 /// A site whose index lists `count` `skill-md` entries `s0`, `s1`, ...; each GET or HEAD of
@@ -683,13 +712,21 @@ async fn slow_site(
 async fn max_time_bounds_a_run_of_stalled_entries() {
     let (addr, _) = slow_site(20, |_| None).await;
     let started = std::time::Instant::now();
-    let (passed, stdout) = check(addr, &["--timeout", "2", "--max-time", "4"]).await;
+    let (passed, report) = check_json(addr, &["--timeout", "2", "--max-time", "4"]).await;
     let took = started.elapsed();
     assert!(!passed);
     // Twenty stalled entries took 20 x --timeout (40 s) one after the other.
-    assert!(took < Duration::from_secs(15), "{took:?}\n{stdout}");
-    fail_line(&stdout, "s0: GET failed: ");
-    fail_line(&stdout, "downloads started, so they were not checked");
+    assert!(took < Duration::from_secs(15), "{took:?}\n{:#}", report.0);
+    // The first entries run out of --timeout, later ones of --max-time.
+    let s0 = report
+        .failures()
+        .into_iter()
+        .find(|(subject, _)| *subject == "s0");
+    assert!(
+        matches!(s0, Some((_, "fetch.timeout" | "run.max-time"))),
+        "{s0:?}"
+    );
+    report.line("fail", "site", "run.max-time");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -700,25 +737,31 @@ async fn entries_are_fetched_a_few_at_a_time_and_reported_in_index_order() {
         Some(Duration::from_millis(50 * (count - at) as u64))
     })
     .await;
-    let (passed, stdout) = check(addr, &[]).await;
-    assert!(passed, "{stdout}");
+    let (passed, report) = check_json(addr, &[]).await;
+    assert!(passed, "{:#}", report.0);
     let most = most.load(std::sync::atomic::Ordering::SeqCst);
     assert!(
         (2..=skillpub_client::CONCURRENT_FETCHES).contains(&most),
         "{most} requests at once"
     );
-    let order: Vec<&str> = stdout
-        .lines()
-        .filter(|line| line.contains(": entry is valid"))
-        .map(|line| line[6..].split(':').next().unwrap())
+    let subjects: Vec<&str> = report
+        .checks()
+        .iter()
+        .map(|c| c["subject"].as_str().unwrap())
+        .collect();
+    let order: Vec<&str> = report
+        .checks()
+        .iter()
+        .filter(|c| c["code"] == "entry.fields")
+        .map(|c| c["subject"].as_str().unwrap())
         .collect();
     let expected: Vec<String> = (0..count).map(|at| format!("s{at}")).collect();
-    assert_eq!(order, expected, "{stdout}");
-    let first_of_s1 = stdout.find("s1: entry is valid").unwrap();
-    let last_of_s0 = stdout.rfind("s0: ").unwrap();
+    assert_eq!(order, expected);
+    let first_of_s1 = subjects.iter().position(|s| *s == "s1").unwrap();
+    let last_of_s0 = subjects.iter().rposition(|s| *s == "s0").unwrap();
     assert!(
         last_of_s0 < first_of_s1,
-        "the lines of one entry stay together:\n{stdout}"
+        "the lines of one entry stay together: {subjects:?}"
     );
 }
 
@@ -850,13 +893,14 @@ async fn a_proxy_on_loopback_reaches_a_public_name() {
     let site = serve(skillpub_axum::router(catalog)).await;
     let (proxy, asked) = connect_proxy(site).await;
     let proxy = format!("http://{proxy}");
-    let (passed, stdout, stderr) =
-        skillpub_with(&["check", "http://skills.example.com"], &proxy_env(&proxy)).await;
+    let (passed, stdout, stderr) = skillpub_with(
+        &["check", "--json", "http://skills.example.com"],
+        &proxy_env(&proxy),
+    )
+    .await;
     assert!(passed, "{stdout}{stderr}");
-    assert!(
-        stdout.contains("greeting: digest sha256:"),
-        "the skill came through the proxy:\n{stdout}"
-    );
+    // The skill came through the proxy.
+    Report::parse(&stdout).line("ok", "greeting", "entry.digest");
     let asked = asked.lock().unwrap();
     assert!(!asked.is_empty());
     assert!(
@@ -874,13 +918,16 @@ async fn through_a_proxy_a_private_target_is_still_refused_by_name() {
     site.routes[1].1 = redirect;
     let (proxy, asked) = connect_proxy(serve(site.router()).await).await;
     let proxy = format!("http://{proxy}");
-    let (passed, stdout, _) =
-        skillpub_with(&["check", "http://skills.example.com"], &proxy_env(&proxy)).await;
+    let (passed, stdout, _) = skillpub_with(
+        &["check", "--json", "http://skills.example.com"],
+        &proxy_env(&proxy),
+    )
+    .await;
     assert!(!passed);
-    fail_line(
-        &stdout,
-        "greeting: GET failed: `http://127.0.0.1:9/SKILL.md` is on a local or private host",
-    );
+    let report = Report::parse(&stdout);
+    assert_eq!(report.failures(), [("greeting", "fetch.private-host")]);
+    let message = report.message("fail", "greeting", "fetch.private-host");
+    assert!(message.contains("http://127.0.0.1:9/SKILL.md"), "{message}");
     let asked = asked.lock().unwrap();
     assert!(
         asked.iter().all(|target| target == "skills.example.com:80"),
@@ -1013,32 +1060,25 @@ fn negotiated_skill(
 #[tokio::test(flavor = "multi_thread")]
 async fn one_strong_etag_on_gzip_and_plain_bytes_fails() {
     let addr = negotiating_site(negotiated_skill(Some("gzip"), None, true)).await;
-    let (passed, stdout) = check(addr, &[]).await;
+    let (passed, report) = check_json(addr, &[]).await;
     assert!(!passed);
-    fail_line(
-        &stdout,
-        "index: the gzip-encoded answer and the answer without Accept-Encoding carry the same strong ETag",
-    );
-    assert_eq!(
-        stdout.lines().filter(|l| l.starts_with("FAIL")).count(),
-        1,
-        "{stdout}"
-    );
+    assert_eq!(report.failures(), [("index", "encoding.etag-reused")]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn codings_with_their_own_etags_pass_and_digests_cover_the_decoded_bytes() {
     let addr = negotiating_site(negotiated_skill(Some("gzip"), Some("br"), false)).await;
-    let (passed, stdout) = check(addr, &[]).await;
-    assert!(passed, "{stdout}");
-    for line in [
-        "ok    index: Content-Encoding gzip with its own ETag \"gzip-sha256:",
-        "ok    greeting: Content-Encoding br with its own ETag \"br-sha256:",
-        "ok    greeting: digest sha256:",
-        "ok    site: ETag \"gzip-sha256:",
+    let (passed, report) = check_json(addr, &[]).await;
+    assert!(passed, "{:#}", report.0);
+    for (subject, code, etag) in [
+        ("index", "encoding.etag-reused", "\"gzip-sha256:"),
+        ("greeting", "encoding.etag-reused", "\"br-sha256:"),
+        ("site", "site.not-modified", "\"gzip-sha256:"),
     ] {
-        assert!(stdout.contains(line), "{line}\n{stdout}");
+        let message = report.message("ok", subject, code);
+        assert!(message.contains(etag), "{subject} {code}: {message}");
     }
+    report.line("ok", "greeting", "entry.digest");
 }
 
 /// A site whose one skill is this archive, served with this coding when accepted.
@@ -1073,20 +1113,18 @@ fn negotiated_archive(archive: Vec<u8>, coding: &'static str) -> Vec<Negotiated>
 async fn an_archive_sent_content_encoded_fails_and_identity_is_no_encoding() {
     let archive = tar_gz(&[("SKILL.md", SKILL_MD.as_bytes())], None);
     let addr = negotiating_site(negotiated_archive(archive.clone(), "gzip")).await;
-    let (passed, stdout) = check(addr, &[]).await;
+    let (passed, report) = check_json(addr, &[]).await;
     assert!(!passed);
-    fail_line(
-        &stdout,
-        "greeting: the archive arrives with Content-Encoding: gzip",
+    assert_eq!(
+        report.failures(),
+        [("greeting", "encoding.archive-encoded")]
     );
-    assert!(
-        stdout.contains("ok    greeting: digest sha256:"),
-        "the digest is checked on the decoded bytes:\n{stdout}"
-    );
+    // The digest is checked on the decoded bytes.
+    report.line("ok", "greeting", "entry.digest");
 
     let addr = negotiating_site(negotiated_archive(archive, "identity")).await;
-    let (passed, stdout) = check(addr, &[]).await;
-    assert!(passed, "{stdout}");
+    let (passed, report) = check_json(addr, &[]).await;
+    assert!(passed, "{:#}", report.0);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -1106,14 +1144,15 @@ async fn a_site_under_a_prefix_is_checked_under_it() {
         format!("http://{addr}/tenant"),
         format!("http://{addr}/tenant/"),
     ] {
-        let (passed, stdout) = skillpub(&["check", &target]).await;
+        let (passed, stdout) = skillpub(&["check", "--json", &target]).await;
         assert!(passed, "{target}\n{stdout}");
-        let url = format!(
-            "url resolves to http://{addr}/tenant/.well-known/agent-skills/greeting/SKILL.md"
-        );
-        assert!(stdout.contains(&url), "{stdout}");
-        assert!(stdout.contains("ok    site: a skill that does not exist answers 404"));
+        let report = Report::parse(&stdout);
+        let url = format!("http://{addr}/tenant/.well-known/agent-skills/greeting/SKILL.md");
+        let entry = report.message("ok", "greeting", "entry.fields");
+        assert!(entry.contains(&url), "{entry}");
+        report.line("ok", "site", "site.not-found-probe");
     }
-    let (passed, stdout) = check(addr, &[]).await;
-    assert!(!passed, "the root has no index:\n{stdout}");
+    let (passed, report) = check_json(addr, &[]).await;
+    assert!(!passed, "the root has no index:\n{:#}", report.0);
+    assert_eq!(report.failures(), [("index", "index.media-type")]);
 }

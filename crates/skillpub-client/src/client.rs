@@ -4,12 +4,12 @@
 use std::time::Instant;
 
 use http::{Method, StatusCode};
-use skillpub_core::{Catalog, Digest, Errors, Frontmatter, INDEX_PATH, SKILL_MD, Skill};
+use skillpub_core::{Catalog, Digest, Errors, Frontmatter, INDEX_PATH, JSON, SKILL_MD, Skill};
 use url::Url;
 
 use crate::fetch::{ACCEPT_ENCODING, FetchError, Fetched, Limits, Policy, Transport, send};
 use crate::index::{self, ArtifactKind, Entry, Index, IndexError};
-use crate::unpack::{self, UnpackError, UnpackedFile};
+use crate::unpack::{self, UnpackError, UnpackNote, UnpackedFile};
 
 /// A strict discovery client over a transport.
 ///
@@ -37,6 +37,23 @@ pub struct Client<T> {
 }
 
 /// Why a skill or an index could not be used. Each names what it is about.
+///
+/// The message is complete on its own, for people; a variant that wraps a lower error also
+/// returns it from [`Error::source`](std::error::Error::source), for code that inspects it
+/// (the [`FetchError`], [`UnpackError`], [`IndexError`] or the core's validation [`Errors`]).
+///
+/// # Example
+///
+/// ```
+/// use std::error::Error;
+/// use std::time::Duration;
+/// use skillpub_client::{Client, ClientError, FetchError, HttpTransport};
+///
+/// let client = Client::new(HttpTransport::new(Duration::from_secs(10)));
+/// let error = client.discover("http://127.0.0.1:8080").unwrap_err();
+/// let source = error.source().and_then(|source| source.downcast_ref::<FetchError>());
+/// assert!(matches!(source, Some(FetchError::PrivateHost(_))));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ClientError {
@@ -44,7 +61,7 @@ pub enum ClientError {
     #[error("`{0}` is not a URL; give an origin such as https://example.com or an index URL")]
     BadTarget(String),
     /// A request failed.
-    #[error(transparent)]
+    #[error("{0}")]
     Fetch(#[from] FetchError),
     /// The server did not answer `200`.
     #[error("`{url}` answered {status}, not 200")]
@@ -60,6 +77,7 @@ pub enum ClientError {
         /// The index URL.
         url: String,
         /// Why.
+        #[source]
         error: IndexError,
     },
     /// The served bytes do not hash to the index's digest: they must not be used.
@@ -92,6 +110,7 @@ pub enum ClientError {
         /// The skill.
         skill: String,
         /// Why.
+        #[source]
         error: UnpackError,
     },
     /// The skill does not pass the Agent Skills rules.
@@ -100,6 +119,7 @@ pub enum ClientError {
         /// The skill.
         skill: String,
         /// Every problem.
+        #[source]
         errors: Errors,
     },
 }
@@ -116,7 +136,7 @@ pub struct FetchedSkill {
     /// The supporting files (archives only).
     pub files: Vec<UnpackedFile>,
     /// Things tolerated while unpacking.
-    pub notes: Vec<String>,
+    pub notes: Vec<UnpackNote>,
 }
 
 impl<T: Transport> Client<T> {
@@ -242,10 +262,7 @@ impl<T: Transport> Client<T> {
         let response = self.request(
             &Method::GET,
             &url,
-            &[
-                ("accept", "application/json"),
-                ("accept-encoding", ACCEPT_ENCODING),
-            ],
+            &[("accept", JSON), ("accept-encoding", ACCEPT_ENCODING)],
         )?;
         if response.status != StatusCode::OK {
             return Err(ClientError::Status {
@@ -355,4 +372,160 @@ fn validate(
                 errors,
             })?;
     Ok(catalog.skills()[0].frontmatter().clone())
+}
+
+#[cfg(all(test, feature = "http"))]
+mod tests {
+    use std::error::Error;
+    use std::io::{Read, Write};
+    use std::net::TcpListener;
+    use std::time::Duration;
+
+    use skillpub_core::ErrorKind;
+
+    use super::*;
+    use crate::HttpTransport;
+    use crate::source::SourceError;
+
+    fn client() -> Client<HttpTransport> {
+        Client::new(HttpTransport::allowing_private(Duration::from_secs(5))).with_policy(Policy {
+            allow_private: true,
+            allowlist: None,
+        })
+    }
+
+    /// The errors from `error` down, each as `Error::source` gives it.
+    fn chain<'a>(error: &'a (dyn Error + 'static)) -> Vec<&'a (dyn Error + 'static)> {
+        std::iter::successors(Some(error), |&error| error.source()).collect()
+    }
+
+    /// An entry of `kind` whose digest matches `bytes`, and the answer that served them.
+    fn served(kind: ArtifactKind, path: &str, bytes: &[u8]) -> (Entry, Fetched) {
+        let url = Url::parse(&format!("https://example.com/{path}")).unwrap();
+        let entry = Entry {
+            name: "greeting".into(),
+            kind,
+            description: "Greets.".into(),
+            raw_url: path.into(),
+            url: url.clone(),
+            digest: Digest::of(bytes),
+        };
+        let fetched = Fetched {
+            url,
+            status: StatusCode::OK,
+            headers: http::HeaderMap::new(),
+            body: bytes.to_vec(),
+            encoded_digest: None,
+        };
+        (entry, fetched)
+    }
+
+    /// Answers one connection on 127.0.0.1 with `answer`, and returns the origin.
+    fn answer_once(answer: &'static [u8]) -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let origin = format!("http://{}", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut request = [0; 4096];
+            let _ = stream.read(&mut request);
+            stream.write_all(answer).unwrap();
+        });
+        origin
+    }
+
+    #[test]
+    fn a_refused_request_is_the_source_of_the_client_error() {
+        let strict = Client::new(HttpTransport::new(Duration::from_secs(5)));
+        let error = strict.discover("http://127.0.0.1:9").unwrap_err();
+        let source = error.source().and_then(|e| e.downcast_ref::<FetchError>());
+        assert!(
+            matches!(source, Some(FetchError::PrivateHost(_))),
+            "{error:?}"
+        );
+    }
+
+    #[test]
+    fn the_chain_reaches_what_the_http_stack_said() {
+        let closed = TcpListener::bind("127.0.0.1:0").unwrap();
+        let origin = format!("http://{}", closed.local_addr().unwrap());
+        drop(closed);
+        let error = client().discover(&origin).unwrap_err();
+        let chain = chain(&error);
+        assert!(
+            matches!(
+                chain[1].downcast_ref::<FetchError>(),
+                Some(FetchError::Transport { .. })
+            ),
+            "{chain:?}"
+        );
+        let below = chain[2]
+            .downcast_ref::<SourceError>()
+            .expect("the transport's error");
+        assert!(below.downcast_ref::<ureq::Error>().is_some(), "{below:?}");
+    }
+
+    #[test]
+    fn an_index_that_is_not_json_is_the_source() {
+        let origin = answer_once(
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 6\r\nConnection: close\r\n\r\n<html>",
+        );
+        let error = client().discover(&origin).unwrap_err();
+        let source = error.source().and_then(|e| e.downcast_ref::<IndexError>());
+        assert!(matches!(source, Some(IndexError::NotJson(_))), "{error:?}");
+    }
+
+    #[test]
+    fn a_refused_archive_is_the_source() {
+        let mut tar = tar::Builder::new(Vec::new());
+        let mut header = tar::Header::new_gnu();
+        header.set_size(1);
+        header.set_mode(0o644);
+        header.set_cksum();
+        // `append_data` refuses `..`, as an honest tool would; write the name by hand.
+        header.as_gnu_mut().unwrap().name[..4].copy_from_slice(b"../x");
+        header.set_cksum();
+        tar.append(&header, &b"x"[..]).unwrap();
+        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gzip.write_all(&tar.into_inner().unwrap()).unwrap();
+        let archive = gzip.finish().unwrap();
+        let (entry, fetched) = served(ArtifactKind::Archive, "greeting.tar.gz", &archive);
+        let error = client().verify(&entry, fetched).unwrap_err();
+        let source = error.source().and_then(|e| e.downcast_ref::<UnpackError>());
+        assert_eq!(
+            source,
+            Some(&UnpackError::Traversal("../x".into())),
+            "{error}"
+        );
+
+        let (entry, fetched) = served(ArtifactKind::Archive, "greeting.zip", b"PK\x03\x04broken");
+        let error = client().verify(&entry, fetched).unwrap_err();
+        let chain = chain(&error);
+        let corrupt = chain[1].downcast_ref::<UnpackError>();
+        assert!(
+            matches!(corrupt, Some(UnpackError::Corrupt(_))),
+            "{chain:?}"
+        );
+        let below = chain[2]
+            .downcast_ref::<SourceError>()
+            .expect("the reader's error");
+        assert!(below.downcast_ref::<zip::result::ZipError>().is_some());
+    }
+
+    #[test]
+    fn an_invalid_skill_md_has_the_core_errors_as_source() {
+        let skill_md = b"---\nname: Greeting\ndescription: Greets.\n---\n";
+        let (entry, fetched) = served(ArtifactKind::SkillMd, "SKILL.md", skill_md);
+        let error = client().verify(&entry, fetched).unwrap_err();
+        let errors = error
+            .source()
+            .and_then(|e| e.downcast_ref::<Errors>())
+            .expect("the core's errors");
+        assert!(
+            errors
+                .as_slice()
+                .iter()
+                .any(|e| matches!(e.kind(), ErrorKind::NameUppercase { .. })),
+            "{errors}"
+        );
+    }
 }

@@ -8,6 +8,8 @@ use http::{HeaderMap, Method, StatusCode};
 use skillpub_core::Digest;
 use url::Url;
 
+use crate::source::SourceError;
+
 /// Default cap on one response body, after any `Content-Encoding` is removed: 50 MiB.
 pub const DEFAULT_MAX_BODY: u64 = 50 * 1024 * 1024;
 /// Default cap on the total size of an unpacked archive: 50 MiB.
@@ -126,9 +128,13 @@ impl Fetched {
     #[must_use]
     pub fn media_type(&self) -> Option<String> {
         let value = self.header("content-type")?;
-        let essence = value.split(';').next().unwrap_or(value).trim();
-        Some(essence.to_ascii_lowercase())
+        Some(essence(value).to_ascii_lowercase())
     }
+}
+
+/// A media type without its parameters: `text/markdown` for `text/markdown; charset=utf-8`.
+pub(crate) fn essence(media_type: &str) -> &str {
+    media_type.split(';').next().unwrap_or(media_type).trim()
 }
 
 /// Why a request produced no usable response.
@@ -141,6 +147,17 @@ pub enum FetchError {
     /// The host is local or private and such hosts are not allowed.
     #[error("`{0}` is on a local or private host; allow private hosts to fetch it")]
     PrivateHost(String),
+    /// The host's name resolves only to local or private addresses, and such hosts are not
+    /// allowed: an internal name, or DNS rebinding.
+    #[error(
+        "`{url}`: {host} resolves only to local or private addresses, which are not allowed; allow private hosts to fetch it"
+    )]
+    PrivateAddress {
+        /// The URL.
+        url: String,
+        /// The host name.
+        host: String,
+    },
     /// The origin is not in the allowlist.
     #[error("`{0}` is not on an allowed origin")]
     NotAllowed(String),
@@ -182,13 +199,25 @@ pub enum FetchError {
         /// The encoding.
         encoding: String,
     },
+    /// A content-coded body that does not decode.
+    #[error("`{url}` sent a corrupt {encoding} body: {error}")]
+    CorruptEncoding {
+        /// The URL.
+        url: String,
+        /// The coding that failed.
+        encoding: String,
+        /// What the decoder said.
+        #[source]
+        error: SourceError,
+    },
     /// Anything else on the way: DNS, TCP, TLS, HTTP framing.
-    #[error("`{url}` could not be fetched: {message}")]
+    #[error("`{url}` could not be fetched: {error}")]
     Transport {
         /// The URL.
         url: String,
-        /// What went wrong.
-        message: String,
+        /// What the HTTP stack said.
+        #[source]
+        error: SourceError,
     },
 }
 
@@ -373,9 +402,10 @@ fn decode(
                 url: url.to_string(),
                 limit,
             },
-            Limited::Io(message) => FetchError::Transport {
+            Limited::Io(error) => FetchError::CorruptEncoding {
                 url: url.to_string(),
-                message: format!("the {coding} body is corrupt: {message}"),
+                encoding: coding,
+                error: SourceError::new(error),
             },
         })
     })
@@ -394,7 +424,7 @@ pub(crate) enum Limited {
     /// More than the limit.
     Over,
     /// A read error.
-    Io(String),
+    Io(std::io::Error),
 }
 
 /// Reads at most `limit` bytes; one more is an error, so a bomb stops at the limit.
@@ -403,7 +433,7 @@ pub(crate) fn read_limited(reader: impl Read, limit: u64) -> Result<Vec<u8>, Lim
     reader
         .take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
-        .map_err(|error| Limited::Io(error.to_string()))?;
+        .map_err(Limited::Io)?;
     if bytes.len() as u64 > limit {
         return Err(Limited::Over);
     }
@@ -487,6 +517,25 @@ mod tests {
                 limit: 1 << 20
             })
         );
+    }
+
+    #[test]
+    fn a_corrupt_body_keeps_the_decoder_error_as_its_source() {
+        let error = decode(
+            &url(),
+            &headers("gzip"),
+            b"\x1f\x8bnot gzip".to_vec(),
+            1 << 20,
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&error, FetchError::CorruptEncoding { encoding, .. } if encoding == "gzip"),
+            "{error}"
+        );
+        let source = std::error::Error::source(&error)
+            .and_then(|source| source.downcast_ref::<SourceError>())
+            .and_then(SourceError::downcast_ref::<std::io::Error>);
+        assert!(source.is_some(), "{error:?}");
     }
 
     #[test]

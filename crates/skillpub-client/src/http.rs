@@ -19,6 +19,15 @@ use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver
 use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 
 use crate::fetch::{FetchError, MAX_TIMEOUT, RawAnswer, Transport, time_left};
+use crate::source::SourceError;
+
+/// What the resolver says when a name resolves only to local or private addresses; the
+/// transport turns it into [`FetchError::PrivateAddress`].
+#[derive(Debug, thiserror::Error)]
+#[error("{host} resolves only to local or private addresses, which are not allowed")]
+struct PrivateAddresses {
+    host: String,
+}
 
 /// Resolves as usual, then keeps only public addresses: the host-name check of the policy
 /// cannot see what a name resolves to. The configured proxy is the one name it resolves
@@ -62,12 +71,10 @@ impl Resolver for PublicOnly {
             public.push(*address);
         }
         if public.is_empty() {
-            let host = uri.host().unwrap_or_default();
+            let host = uri.host().unwrap_or_default().to_owned();
             return Err(ureq::Error::Io(std::io::Error::new(
                 std::io::ErrorKind::PermissionDenied,
-                format!(
-                    "{host} resolves only to local or private addresses, which are not allowed"
-                ),
+                PrivateAddresses { host },
             )));
         }
         Ok(public)
@@ -156,9 +163,15 @@ impl Transport for HttpTransport {
                 url: url.to_string(),
                 limit,
             },
+            ureq::Error::Io(io) if io.get_ref().is_some_and(|e| e.is::<PrivateAddresses>()) => {
+                FetchError::PrivateAddress {
+                    url: url.to_string(),
+                    host: url.host_str().unwrap_or_default().to_owned(),
+                }
+            }
             other => FetchError::Transport {
                 url: url.to_string(),
-                message: other.to_string(),
+                error: SourceError::new(other),
             },
         };
         let mut request = Request::builder().method(method.clone()).uri(url.as_str());
@@ -167,7 +180,7 @@ impl Transport for HttpTransport {
         }
         let request = request.body(()).map_err(|error| FetchError::Transport {
             url: url.to_string(),
-            message: error.to_string(),
+            error: SourceError::new(error),
         })?;
         let request = self
             .agent

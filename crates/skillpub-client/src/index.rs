@@ -3,7 +3,10 @@
 //! failing the others.
 
 use serde_json::{Map, Value};
-use skillpub_core::{Digest, MAX_DESCRIPTION_LENGTH, SCHEMA_URI, validate_name};
+use skillpub_core::{
+    Digest, DigestParseError, ErrorKind, MAX_DESCRIPTION_LENGTH, SCHEMA_URI, SKILL_MD,
+    TYPE_ARCHIVE, TYPE_SKILL_MD, validate_name,
+};
 use url::Url;
 
 /// The index versions a client can read.
@@ -22,6 +25,26 @@ pub enum ArtifactKind {
     SkillMd,
     /// A `.tar.gz` or `.zip` of the skill folder.
     Archive,
+}
+
+impl ArtifactKind {
+    /// The entry's `type` for this kind.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_client::ArtifactKind;
+    ///
+    /// assert_eq!(ArtifactKind::SkillMd.as_str(), "skill-md");
+    /// assert_eq!(ArtifactKind::Archive.as_str(), "archive");
+    /// ```
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::SkillMd => TYPE_SKILL_MD,
+            Self::Archive => TYPE_ARCHIVE,
+        }
+    }
 }
 
 /// A valid entry of a 0.2.0 index, with its `url` resolved against the index URL.
@@ -68,10 +91,90 @@ pub struct EntryProblem {
     pub position: usize,
     /// Its `name`, when it has a readable one.
     pub name: Option<String>,
-    /// How bad.
-    pub severity: Severity,
     /// What is wrong.
-    pub message: String,
+    pub error: EntryError,
+}
+
+impl EntryProblem {
+    /// How bad it is: only an unknown `type` is a [`Severity::Warning`].
+    #[must_use]
+    pub fn severity(&self) -> Severity {
+        self.error.severity()
+    }
+}
+
+/// Why one entry of an index is skipped.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EntryError {
+    /// The entry is not a JSON object.
+    #[error("the entry is not a JSON object")]
+    NotAnObject,
+    /// A required field is absent.
+    #[error("the required field `{0}` is missing")]
+    MissingField(&'static str),
+    /// A field that must be a string is not one.
+    #[error("`{0}` must be a string")]
+    NotAString(&'static str),
+    /// A `type` this client does not know; the draft says to skip the entry.
+    #[error("unknown `type` `{0}`; the entry is skipped, as the draft says")]
+    UnknownType(String),
+    /// The `name` breaks the Agent Skills name rule.
+    #[error("`name` {0}")]
+    Name(#[source] ErrorKind),
+    /// The `description` is empty or too long.
+    #[error("`description` must have 1 to {MAX_DESCRIPTION_LENGTH} characters, it has {0}")]
+    DescriptionLength(usize),
+    /// The `url` is empty.
+    #[error("`url` is empty")]
+    EmptyUrl,
+    /// The `url` does not resolve against the index URL.
+    #[error("`url` `{url}` does not resolve: {error}")]
+    UrlUnresolvable {
+        /// The `url` as written.
+        url: String,
+        /// Why.
+        #[source]
+        error: url::ParseError,
+    },
+    /// The `url` resolves to something other than http or https.
+    #[error("`url` `{0}` is not an http or https URL")]
+    UrlScheme(String),
+    /// The `digest` is not `sha256:` and 64 lowercase hex digits.
+    #[error("{0}")]
+    Digest(#[source] DigestParseError),
+    /// A 0.1.0 entry without a `files` list.
+    #[error("a 0.1.0 entry needs a `files` list")]
+    NoFiles,
+    /// A 0.1.0 `files` list that holds something other than strings.
+    #[error("`files` must hold strings")]
+    FilesNotStrings,
+    /// A 0.1.0 `files` path that is absolute, climbs with `..` or is not printable ASCII.
+    #[error("`files` entry `{0}` is not a safe relative path")]
+    UnsafeFile(String),
+    /// A 0.1.0 `files` list without `SKILL.md`.
+    #[error("`files` must include SKILL.md")]
+    NoSkillMd,
+}
+
+impl EntryError {
+    /// How bad it is: only an unknown `type` is a [`Severity::Warning`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_client::{EntryError, Severity};
+    ///
+    /// assert_eq!(EntryError::UnknownType("bundle".into()).severity(), Severity::Warning);
+    /// assert_eq!(EntryError::EmptyUrl.severity(), Severity::Error);
+    /// ```
+    #[must_use]
+    pub fn severity(&self) -> Severity {
+        match self {
+            Self::UnknownType(_) => Severity::Warning,
+            _ => Severity::Error,
+        }
+    }
 }
 
 /// A parsed index.
@@ -163,92 +266,70 @@ pub fn parse(url: &Url, body: &[u8]) -> Result<Index, IndexError> {
     };
     for (position, value) in skills.iter().enumerate() {
         let name = value.get("name").and_then(Value::as_str).map(str::to_owned);
-        let problem = |severity, message: String| EntryProblem {
+        let problem = |error| EntryProblem {
             position,
             name: name.clone(),
-            severity,
-            message,
+            error,
         };
         let Value::Object(fields) = value else {
-            index.problems.push(problem(
-                Severity::Error,
-                "the entry is not a JSON object".into(),
-            ));
+            index.problems.push(problem(EntryError::NotAnObject));
             continue;
         };
         let result = match version {
             Version::V0_2 => entry(url, fields).map(|entry| index.entries.push(entry)),
             Version::V0_1 => legacy_entry(url, fields).map(|entry| index.legacy.push(entry)),
         };
-        if let Err((severity, message)) = result {
-            index.problems.push(problem(severity, message));
+        if let Err(error) = result {
+            index.problems.push(problem(error));
         }
     }
     Ok(index)
 }
 
-type Refusal = (Severity, String);
-
-fn text<'a>(fields: &'a Map<String, Value>, field: &str) -> Result<&'a str, Refusal> {
+fn text<'a>(fields: &'a Map<String, Value>, field: &'static str) -> Result<&'a str, EntryError> {
     match fields.get(field) {
         Some(Value::String(text)) => Ok(text),
-        Some(_) => Err((Severity::Error, format!("`{field}` must be a string"))),
-        None => Err((
-            Severity::Error,
-            format!("the required field `{field}` is missing"),
-        )),
+        Some(_) => Err(EntryError::NotAString(field)),
+        None => Err(EntryError::MissingField(field)),
     }
 }
 
-fn name_and_description(fields: &Map<String, Value>) -> Result<(String, String), Refusal> {
+fn name_and_description(fields: &Map<String, Value>) -> Result<(String, String), EntryError> {
     let name = text(fields, "name")?;
-    if let Some(problem) = validate_name(name).first() {
-        return Err((Severity::Error, format!("`name` {problem}")));
+    if let Some(problem) = validate_name(name).into_iter().next() {
+        return Err(EntryError::Name(problem));
     }
     let description = text(fields, "description")?;
     let length = description.chars().count();
     if description.trim().is_empty() || length > MAX_DESCRIPTION_LENGTH {
-        return Err((
-            Severity::Error,
-            format!(
-                "`description` must have 1 to {MAX_DESCRIPTION_LENGTH} characters, it has {length}"
-            ),
-        ));
+        return Err(EntryError::DescriptionLength(length));
     }
     Ok((name.to_owned(), description.to_owned()))
 }
 
-fn entry(base: &Url, fields: &Map<String, Value>) -> Result<Entry, Refusal> {
+fn entry(base: &Url, fields: &Map<String, Value>) -> Result<Entry, EntryError> {
     let kind = match text(fields, "type")? {
-        "skill-md" => ArtifactKind::SkillMd,
-        "archive" => ArtifactKind::Archive,
-        other => {
-            return Err((
-                Severity::Warning,
-                format!("unknown `type` `{other}`; the entry is skipped, as the draft says"),
-            ));
-        }
+        TYPE_SKILL_MD => ArtifactKind::SkillMd,
+        TYPE_ARCHIVE => ArtifactKind::Archive,
+        other => return Err(EntryError::UnknownType(other.to_owned())),
     };
     let (name, description) = name_and_description(fields)?;
     let raw_url = text(fields, "url")?;
     if raw_url.is_empty() {
-        return Err((Severity::Error, "`url` is empty".into()));
+        return Err(EntryError::EmptyUrl);
     }
-    let url = base.join(raw_url).map_err(|e| {
-        (
-            Severity::Error,
-            format!("`url` `{raw_url}` does not resolve: {e}"),
-        )
-    })?;
+    let url = base
+        .join(raw_url)
+        .map_err(|error| EntryError::UrlUnresolvable {
+            url: raw_url.to_owned(),
+            error,
+        })?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err((
-            Severity::Error,
-            format!("`url` `{raw_url}` is not an http or https URL"),
-        ));
+        return Err(EntryError::UrlScheme(raw_url.to_owned()));
     }
     let digest = text(fields, "digest")?
         .parse::<Digest>()
-        .map_err(|e| (Severity::Error, e.to_string()))?;
+        .map_err(EntryError::Digest)?;
     Ok(Entry {
         name,
         kind,
@@ -259,18 +340,20 @@ fn entry(base: &Url, fields: &Map<String, Value>) -> Result<Entry, Refusal> {
     })
 }
 
-fn legacy_entry(base: &Url, fields: &Map<String, Value>) -> Result<LegacyEntry, Refusal> {
+fn legacy_entry(base: &Url, fields: &Map<String, Value>) -> Result<LegacyEntry, EntryError> {
     let (name, description) = name_and_description(fields)?;
     let Some(Value::Array(files)) = fields.get("files") else {
-        return Err((Severity::Error, "a 0.1.0 entry needs a `files` list".into()));
+        return Err(EntryError::NoFiles);
     };
+    let unresolvable =
+        |url: String| move |error: url::ParseError| EntryError::UrlUnresolvable { url, error };
     let folder = base
         .join(&format!("{name}/"))
-        .map_err(|e| (Severity::Error, e.to_string()))?;
+        .map_err(unresolvable(format!("{name}/")))?;
     let mut resolved = Vec::new();
     for file in files {
         let Some(path) = file.as_str() else {
-            return Err((Severity::Error, "`files` must hold strings".into()));
+            return Err(EntryError::FilesNotStrings);
         };
         let printable = path
             .bytes()
@@ -280,21 +363,13 @@ fn legacy_entry(base: &Url, fields: &Map<String, Value>) -> Result<LegacyEntry, 
             || path.split('/').any(|s| s == "..")
             || !printable
         {
-            return Err((
-                Severity::Error,
-                format!("`files` entry `{path}` is not a safe relative path"),
-            ));
+            return Err(EntryError::UnsafeFile(path.to_owned()));
         }
-        let url = folder
-            .join(path)
-            .map_err(|e| (Severity::Error, e.to_string()))?;
+        let url = folder.join(path).map_err(unresolvable(path.to_owned()))?;
         resolved.push((path.to_owned(), url));
     }
-    if !resolved
-        .iter()
-        .any(|(path, _)| path == skillpub_core::SKILL_MD)
-    {
-        return Err((Severity::Error, "`files` must include SKILL.md".into()));
+    if !resolved.iter().any(|(path, _)| path == SKILL_MD) {
+        return Err(EntryError::NoSkillMd);
     }
     Ok(LegacyEntry {
         name,
@@ -371,7 +446,21 @@ mod tests {
         );
         let parsed = parse(&base(), index(&skills).as_bytes()).unwrap();
         assert_eq!(parsed.entries().len(), 1);
-        let severities: Vec<Severity> = parsed.problems().iter().map(|p| p.severity).collect();
+        let errors: Vec<&EntryError> = parsed.problems().iter().map(|p| &p.error).collect();
+        assert!(
+            matches!(
+                errors[..],
+                [
+                    EntryError::UnknownType(bundle),
+                    EntryError::Name(ErrorKind::NameUppercase { .. }),
+                    EntryError::Digest(DigestParseError::WrongLength { .. }),
+                    EntryError::MissingField("type"),
+                    EntryError::NotAnObject,
+                ] if bundle == "bundle"
+            ),
+            "{errors:?}"
+        );
+        let severities: Vec<Severity> = parsed.problems().iter().map(|p| p.severity()).collect();
         assert_eq!(
             severities,
             [
@@ -381,11 +470,6 @@ mod tests {
                 Severity::Error,
                 Severity::Error
             ]
-        );
-        assert!(
-            parsed.problems()[0]
-                .message
-                .contains("unknown `type` `bundle`")
         );
     }
 

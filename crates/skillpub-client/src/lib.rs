@@ -22,8 +22,12 @@
 //!   timeout; [`Client::with_deadline`] bounds everything done through the client, requests
 //!   and unpacking alike. Durations are saturated at [`MAX_TIMEOUT`], never an overflow.
 //! - [`check`] runs every check of `skillpub check` against a site through any [`Transport`],
-//!   [`CONCURRENT_FETCHES`] entries at a time, and reports them in index order. Text from the
-//!   server is shown with control, bidirectional and invisible characters escaped.
+//!   [`CONCURRENT_FETCHES`] entries at a time, and reports them in index order, each line
+//!   with a stable code ([`CheckKind`], listed [below](#check-codes)). Text from the server is
+//!   shown with control, bidirectional and invisible characters escaped.
+//! - Errors keep their cause: [`ClientError`], [`FetchError`] and [`UnpackError`] return the
+//!   error they wrap from [`Error::source`](std::error::Error::source), down to what the HTTP
+//!   stack, a decoder or an archive reader said ([`SourceError`]).
 //!
 //! An index with an unknown `$schema` is refused; one without `$schema` is read as 0.1.0; an
 //! entry with an unknown `type` is skipped with a warning, and one bad entry never fails the
@@ -56,6 +60,10 @@
 //! }
 //! # Ok::<(), skillpub_client::ClientError>(())
 //! ```
+//!
+//! # Check codes
+//!
+#![doc = include_str!("docs/checks.md")]
 
 mod check;
 mod client;
@@ -63,11 +71,15 @@ mod fetch;
 #[cfg(feature = "http")]
 mod http;
 mod index;
+mod source;
 #[cfg(feature = "tower")]
 pub mod testing;
 mod unpack;
 
-pub use check::{CONCURRENT_FETCHES, Check, CheckOptions, Progress, Report, Status, check};
+pub use check::{
+    CONCURRENT_FETCHES, Cause, Check, CheckKind, CheckOptions, Progress, Report, Status,
+    UnknownCode, check,
+};
 pub use client::{Client, ClientError, FetchedSkill};
 pub use fetch::{
     ACCEPT_ENCODING, DEFAULT_MAX_BODY, DEFAULT_MAX_FILES, DEFAULT_MAX_UNPACKED, DEFAULT_TIMEOUT,
@@ -77,6 +89,10 @@ pub use fetch::{
 #[cfg(feature = "http")]
 pub use http::HttpTransport;
 pub use index::{
-    ArtifactKind, Entry, EntryProblem, Index, IndexError, LegacyEntry, Severity, Version, parse,
+    ArtifactKind, Entry, EntryError, EntryProblem, Index, IndexError, LegacyEntry, Severity,
+    Version, parse,
 };
-pub use unpack::{Format, MAX_PATH_LENGTH, UnpackError, Unpacked, UnpackedFile, detect, unpack};
+pub use source::SourceError;
+pub use unpack::{
+    Format, MAX_PATH_LENGTH, UnpackError, UnpackNote, Unpacked, UnpackedFile, detect, unpack,
+};

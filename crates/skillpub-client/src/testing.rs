@@ -17,7 +17,8 @@
 //! });
 //! let report = skillpub_client::testing::check_service(nothing).await;
 //! assert!(!report.passed());
-//! assert!(report.to_string().contains("FAIL  index: GET"));
+//! let failure = report.failures().next().unwrap();
+//! assert_eq!((failure.subject.as_str(), failure.code()), ("index", "index.status"));
 //! # });
 //! ```
 
@@ -36,6 +37,7 @@ use url::Url;
 use crate::check::{CheckOptions, Report, check};
 use crate::client::Client;
 use crate::fetch::{FetchError, RawAnswer, Transport, time_left};
+use crate::source::SourceError;
 
 /// The origin the in-process checks pretend the service is served from.
 pub const TEST_ORIGIN: &str = "http://skillpub.test";
@@ -93,9 +95,9 @@ where
         let left = deadline
             .map(|deadline| time_left(deadline, url))
             .transpose()?;
-        let failed = |message: String| FetchError::Transport {
+        let failed = |error: SourceError| FetchError::Transport {
             url: url.to_string(),
-            message,
+            error,
         };
         let mut target = url.path().to_owned();
         if let Some(query) = url.query() {
@@ -110,14 +112,14 @@ where
         }
         let request = request
             .body(String::new())
-            .map_err(|e| failed(e.to_string()))?;
+            .map_err(|e| failed(SourceError::new(e)))?;
         let service = self.service();
         let limit = usize::try_from(limit).unwrap_or(usize::MAX);
         let answer = async move {
             let response = service
                 .oneshot(request)
                 .await
-                .map_err(|e| failed(e.to_string()))?;
+                .map_err(|e| failed(SourceError::new(e.to_string())))?;
             let (parts, body) = response.into_parts();
             let bytes = Limited::new(body, limit).collect().await.map_err(|error| {
                 if error.is::<http_body_util::LengthLimitError>() {
@@ -126,7 +128,7 @@ where
                         limit: limit as u64,
                     }
                 } else {
-                    failed(error.to_string())
+                    failed(SourceError::new(error))
                 }
             })?;
             Ok((parts.status, parts.headers, bytes.to_bytes().to_vec()))

@@ -7,10 +7,14 @@
 //! its segments.
 
 use std::collections::{HashMap, HashSet};
+use std::fmt;
 use std::io::{Cursor, Read};
 use std::time::Instant;
 
+use skillpub_core::{GZIP, SKILL_MD, TAR_GZ_SUFFIX, ZIP, ZIP_SUFFIX};
+
 use crate::fetch::{Limited, Limits, read_limited};
+use crate::source::SourceError;
 
 /// Longest entry path or link target accepted, in bytes (Linux's `PATH_MAX`). Longer ones are
 /// refused before their segments are looked at.
@@ -42,7 +46,7 @@ pub struct UnpackedFile {
 pub enum UnpackError {
     /// The bytes are not an archive of the format.
     #[error("the archive cannot be read: {0}")]
-    Corrupt(String),
+    Corrupt(#[source] SourceError),
     /// An entry path climbs out of the folder or is absolute.
     #[error("entry `{0}` leaves the skill folder (absolute path, drive letter, backslash or `..`)")]
     Traversal(String),
@@ -116,30 +120,63 @@ impl UnpackError {
     }
 }
 
+/// Something unpacking tolerated: the archive is used, but a client may trip over it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum UnpackNote {
+    /// Entry paths start with `./` (as `tar -C folder -czf a.tar.gz .` makes them).
+    DotPrefix,
+    /// A link that stays inside the folder; it is not unpacked.
+    LinkSkipped {
+        /// The link.
+        path: String,
+        /// Where it points.
+        target: String,
+    },
+    /// More links were skipped than notes are kept; this many more.
+    MoreLinksSkipped(usize),
+}
+
+impl fmt::Display for UnpackNote {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::DotPrefix => f.write_str(
+                "entries start with `./`; some clients (skills 1.7.4) refuse such archives",
+            ),
+            Self::LinkSkipped { path, target } => {
+                write!(f, "link `{path}` -> `{target}` was not unpacked")
+            }
+            Self::MoreLinksSkipped(count) => {
+                write!(f, "... and {count} more links were not unpacked")
+            }
+        }
+    }
+}
+
 /// What unpacking produced: the files, and notes about things that were tolerated.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Unpacked {
     /// Every regular file, in archive order.
     pub files: Vec<UnpackedFile>,
     /// Tolerated oddities: links inside the folder (not unpacked), `./` prefixes.
-    pub notes: Vec<String>,
+    pub notes: Vec<UnpackNote>,
 }
 
 /// Picks the format from the media type, then the URL's extension, then the magic bytes.
 #[must_use]
 pub fn detect(media_type: Option<&str>, url_path: &str, bytes: &[u8]) -> Option<Format> {
     match media_type {
-        Some("application/gzip" | "application/x-gzip" | "application/x-tar+gzip") => {
+        Some(GZIP | "application/x-gzip" | "application/x-tar+gzip") => {
             return Some(Format::TarGz);
         }
-        Some("application/zip" | "application/x-zip-compressed") => return Some(Format::Zip),
+        Some(ZIP | "application/x-zip-compressed") => return Some(Format::Zip),
         _ => {}
     }
     let path = url_path.to_ascii_lowercase();
-    if path.ends_with(".tar.gz") || path.ends_with(".tgz") {
+    if path.ends_with(TAR_GZ_SUFFIX) || path.ends_with(".tgz") {
         return Some(Format::TarGz);
     }
-    if path.ends_with(".zip") {
+    if path.ends_with(ZIP_SUFFIX) {
         return Some(Format::Zip);
     }
     if bytes.starts_with(&[0x1f, 0x8b]) {
@@ -196,14 +233,9 @@ pub fn unpack(
         let omitted = sink.omitted_notes;
         sink.unpacked
             .notes
-            .push(format!("... and {omitted} more notes"));
+            .push(UnpackNote::MoreLinksSkipped(omitted));
     }
-    if !sink
-        .unpacked
-        .files
-        .iter()
-        .any(|file| file.path == skillpub_core::SKILL_MD)
-    {
+    if !sink.unpacked.files.iter().any(|file| file.path == SKILL_MD) {
         return Err(UnpackError::NoSkillMd);
     }
     Ok(sink.unpacked)
@@ -250,15 +282,12 @@ impl Sink {
         let path = clean_path(&raw)?;
         if raw.starts_with("./") && !self.dot_noted {
             self.dot_noted = true;
-            self.unpacked.notes.push(
-                "entries start with `./`; some clients (skills 1.7.4) refuse such archives"
-                    .to_owned(),
-            );
+            self.unpacked.notes.push(UnpackNote::DotPrefix);
         }
         Ok(path)
     }
 
-    fn note(&mut self, note: String) {
+    fn note(&mut self, note: UnpackNote) {
         if self.unpacked.notes.len() < MAX_NOTES {
             self.unpacked.notes.push(note);
         } else {
@@ -294,8 +323,8 @@ impl Sink {
         if resolve(from, &target, !relative_to_root, &self.links).is_none() {
             return Err(UnpackError::LinkOutside { path, target });
         }
-        self.note(format!("link `{path}` -> `{target}` was not unpacked"));
         self.links.insert(&path);
+        self.note(UnpackNote::LinkSkipped { path, target });
         Ok(())
     }
 
@@ -311,7 +340,7 @@ impl Sink {
         }
         let bytes = read_limited(reader, self.remaining).map_err(|error| match error {
             Limited::Over => UnpackError::TooLarge(self.max_unpacked),
-            Limited::Io(message) => UnpackError::Corrupt(message),
+            Limited::Io(error) => read_failed(error, self.max_unpacked),
         })?;
         self.remaining -= bytes.len() as u64;
         self.unpacked.files.push(UnpackedFile {
@@ -320,6 +349,16 @@ impl Sink {
             executable,
         });
         Ok(())
+    }
+}
+
+/// What a failed read of the archive stream means: the [`Capped`] limit, the deadline, or a
+/// corrupt archive.
+fn read_failed(error: std::io::Error, max_unpacked: u64) -> UnpackError {
+    match error.kind() {
+        std::io::ErrorKind::FileTooLarge => UnpackError::TooLarge(max_unpacked),
+        std::io::ErrorKind::TimedOut => UnpackError::Deadline,
+        _ => UnpackError::Corrupt(SourceError::new(error)),
     }
 }
 
@@ -485,12 +524,8 @@ impl<R: Read> Read for Capped<R> {
 }
 
 fn unpack_tar(bytes: &[u8], sink: &mut Sink) -> Result<(), UnpackError> {
-    let too_large = sink.max_unpacked;
-    let failed = move |error: std::io::Error| match error.kind() {
-        std::io::ErrorKind::FileTooLarge => UnpackError::TooLarge(too_large),
-        std::io::ErrorKind::TimedOut => UnpackError::Deadline,
-        _ => UnpackError::Corrupt(error.to_string()),
-    };
+    let max_unpacked = sink.max_unpacked;
+    let failed = move |error| read_failed(error, max_unpacked);
     // Headers, padding and long names cost at most a few blocks per entry on top of the data.
     let overhead = (sink.max_files as u64 + 16) * 3 * 512 + (1 << 20);
     let stream = Capped {
@@ -530,16 +565,7 @@ fn unpack_tar(bytes: &[u8], sink: &mut Sink) -> Result<(), UnpackError> {
             return Err(UnpackError::SpecialFile(path));
         }
         let executable = entry.header().mode().is_ok_and(|mode| mode & 0o111 != 0);
-        sink.file(path, entry, executable)
-            .map_err(|error| match error {
-                UnpackError::Corrupt(message) if message.contains("over the limit") => {
-                    UnpackError::TooLarge(too_large)
-                }
-                UnpackError::Corrupt(message) if message.contains("deadline") => {
-                    UnpackError::Deadline
-                }
-                other => other,
-            })?;
+        sink.file(path, entry, executable)?;
     }
     Ok(())
 }
@@ -549,7 +575,7 @@ fn unpack_zip(bytes: &[u8], sink: &mut Sink) -> Result<(), UnpackError> {
     const REGULAR: u32 = 0o100_000;
     const FOLDER: u32 = 0o040_000;
     const LINK: u32 = 0o120_000;
-    let corrupt = |error: zip::result::ZipError| UnpackError::Corrupt(error.to_string());
+    let corrupt = |error: zip::result::ZipError| UnpackError::Corrupt(SourceError::new(error));
     let mut archive = zip::ZipArchive::new(Cursor::new(bytes)).map_err(corrupt)?;
     if archive.len() > sink.max_files {
         return Err(UnpackError::TooManyFiles(sink.max_files));
@@ -597,18 +623,17 @@ fn unpack_zip(bytes: &[u8], sink: &mut Sink) -> Result<(), UnpackError> {
             deadline: sink.deadline,
         };
         if is_symlink {
-            let target = read_limited(file, MAX_PATH_LENGTH as u64)
-                .map_err(|_| UnpackError::Corrupt(format!("link `{path}` is unreadable")))?;
+            let target =
+                read_limited(file, MAX_PATH_LENGTH as u64).map_err(|error| match error {
+                    Limited::Io(error) => read_failed(error, sink.max_unpacked),
+                    Limited::Over => UnpackError::Corrupt(SourceError::new(format!(
+                        "link `{path}` holds more bytes than the archive says"
+                    ))),
+                })?;
             sink.link(path, &target, false)?;
             continue;
         }
-        sink.file(path, file, executable)
-            .map_err(|error| match error {
-                UnpackError::Corrupt(message) if message.contains("deadline") => {
-                    UnpackError::Deadline
-                }
-                other => other,
-            })?;
+        sink.file(path, file, executable)?;
     }
     Ok(())
 }
@@ -744,7 +769,7 @@ mod tests {
         });
         let unpacked = unpack(Format::TarGz, &bytes, &limits(1 << 20, 10), None).unwrap();
         assert_eq!(unpacked.files[0].path, "SKILL.md");
-        assert!(unpacked.notes[0].contains("./"));
+        assert_eq!(unpacked.notes, [UnpackNote::DotPrefix]);
     }
 
     #[test]

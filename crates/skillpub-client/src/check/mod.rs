@@ -1,0 +1,538 @@
+//! Every check of `skillpub check`: what a strict client needs from a site, one line each,
+//! each with a stable code from [the table](CheckKind).
+
+#[macro_use]
+mod macros;
+mod report;
+mod table;
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::Instant;
+
+use http::{HeaderMap, Method, StatusCode};
+use skillpub_core::{DEV_PORTS, ErrorKind, GZIP, JSON, MARKDOWN, PLAIN_TEXT, ZIP, is_local_host};
+use url::Url;
+
+pub use report::{Cause, Check, Report, Status};
+pub use table::{CheckKind, UnknownCode};
+
+use crate::client::{Client, ClientError};
+use crate::fetch::{ACCEPT_ENCODING, Fetched, Transport, essence};
+use crate::index::{self, ArtifactKind, Entry, Version};
+use table::Finding;
+
+/// Called as each artifact download starts, with (position, total, url); from several
+/// threads at once, since downloads run concurrently.
+pub type Progress<'a> = &'a (dyn Fn(usize, usize, &str) + Sync);
+
+/// Options of a check run.
+#[derive(Default)]
+pub struct CheckOptions<'a> {
+    /// Reports downloads as they start, for a progress indicator.
+    pub progress: Option<Progress<'a>>,
+}
+
+impl fmt::Debug for CheckOptions<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CheckOptions").finish_non_exhaustive()
+    }
+}
+
+/// How many entries are checked at once: enough that a site of a hundred skills checks in a
+/// few round trips, few enough not to load a small server.
+pub const CONCURRENT_FETCHES: usize = 6;
+
+/// The representation headers that HEAD must repeat from GET; others (request ids, CDN
+/// traces, cookies, dates) may differ between any two answers.
+const REPRESENTATION: [&str; 7] = [
+    "content-type",
+    "content-length",
+    "content-encoding",
+    "etag",
+    "last-modified",
+    "cache-control",
+    "access-control-allow-origin",
+];
+
+/// A path no site publishes, beside the index, to see how it answers for a missing skill.
+const MISSING_SKILL: &str = "skillpub-check-no-such-skill-7f3a/SKILL.md";
+
+/// The headers of every GET and HEAD of the checks: what a real client sends.
+const CODED: &[(&str, &str)] = &[("accept-encoding", ACCEPT_ENCODING)];
+
+/// Runs every check against a target (an origin, an origin with a path prefix, or an index
+/// URL), within the client's limits and deadline. Entries are checked
+/// [`CONCURRENT_FETCHES`] at a time; the report lists them in index order. Every line has a
+/// [`CheckKind`] with a stable code.
+///
+/// Requests send `Accept-Encoding: gzip, deflate, br`, as Node's `fetch` does; digests are
+/// compared with the decoded bodies. An artifact that arrives content-encoded is fetched again
+/// without `Accept-Encoding`, and one strong `ETag` on both answers with different bytes
+/// fails; an archive that arrives content-encoded fails.
+///
+/// # Example
+///
+/// ```no_run
+/// use std::time::{Duration, Instant};
+/// use skillpub_client::{CheckKind, CheckOptions, Client, HttpTransport, check};
+///
+/// let client = Client::new(HttpTransport::new(Duration::from_secs(15)))
+///     .with_deadline(Instant::now() + Duration::from_secs(120));
+/// let report = check(&client, "https://example.com/tenant", &CheckOptions::default());
+/// println!("{report}");
+/// assert!(report.passed());
+/// assert_eq!(report.of(CheckKind::EntryDigest).count(), report.of(CheckKind::EntryFields).count());
+/// ```
+pub fn check<T: Transport + Sync>(
+    client: &Client<T>,
+    target: &str,
+    options: &CheckOptions<'_>,
+) -> Report {
+    let mut checks = Lines::default();
+    Run { client, options }.all(&mut checks, target);
+    Report {
+        target: target.to_owned(),
+        checks: checks.0,
+    }
+}
+
+/// The lines of a run, or of one entry, in order.
+#[derive(Default)]
+struct Lines(Vec<Check>);
+
+impl Lines {
+    fn push(&mut self, subject: &str, finding: Finding) {
+        self.0.push(Check {
+            kind: finding.kind,
+            status: finding.status,
+            subject: subject.to_owned(),
+            message: finding.message,
+            cause: finding.cause,
+        });
+    }
+}
+
+/// The kinds of the HTTP checks that run on the index and on every artifact alike.
+#[derive(Clone, Copy)]
+struct Probes {
+    status: CheckKind,
+    media_type: CheckKind,
+    head_parity: CheckKind,
+}
+
+const INDEX: Probes = Probes {
+    status: CheckKind::IndexStatus,
+    media_type: CheckKind::IndexMediaType,
+    head_parity: CheckKind::IndexHeadParity,
+};
+
+const ARTIFACT: Probes = Probes {
+    status: CheckKind::EntryStatus,
+    media_type: CheckKind::EntryMediaType,
+    head_parity: CheckKind::EntryHeadParity,
+};
+
+struct Run<'a, T> {
+    client: &'a Client<T>,
+    options: &'a CheckOptions<'a>,
+}
+
+/// One download of the run that can go on beside the others.
+enum Job<'a> {
+    /// A file of a 0.1.0 entry.
+    Legacy(&'a str, &'a Url),
+    /// A 0.2.0 entry.
+    Entry(&'a Entry),
+}
+
+impl<T: Transport + Sync> Run<'_, T> {
+    fn all(&self, out: &mut Lines, target: &str) {
+        let url = match Client::<T>::index_url(target) {
+            Ok(url) => url,
+            Err(error) => return out.push("target", Finding::target(error)),
+        };
+        let Some(index_response) = self.get(out, "index", &url, CODED) else {
+            return;
+        };
+        if !expect_ok(out, "index", INDEX, &index_response, &[JSON]) {
+            return;
+        }
+        self.head_parity(out, "index", INDEX, &index_response, CODED);
+        self.one_etag_one_body(out, "index", &index_response);
+        let index = match index::parse(&index_response.url, &index_response.body) {
+            Ok(index) => index,
+            Err(error) => return out.push("index", Finding::index(error)),
+        };
+        let schema = match index.version {
+            Version::V0_2 => Finding::schema_current(CheckKind::IndexSchema),
+            Version::V0_1 => Finding::schema_missing(CheckKind::IndexSchema),
+        };
+        out.push("index", schema);
+        let count = index.entries().len() + index.legacy_entries().len();
+        if index.empty {
+            out.push("index", Finding::empty_skills(CheckKind::IndexEmpty));
+        } else if count == 0 {
+            out.push("index", Finding::no_usable_entry(CheckKind::IndexSkills));
+        } else {
+            out.push(
+                "index",
+                Finding::usable_entries(CheckKind::IndexSkills, count),
+            );
+        }
+        for problem in index.problems() {
+            let subject = problem
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("skills[{}]", problem.position));
+            out.push(&subject, Finding::entry(problem.error.clone()));
+        }
+        let jobs: Vec<Job<'_>> = index
+            .legacy_entries()
+            .iter()
+            .flat_map(|legacy| {
+                legacy
+                    .files
+                    .iter()
+                    .map(|(_, url)| Job::Legacy(&legacy.name, url))
+            })
+            .chain(index.entries().iter().map(Job::Entry))
+            .collect();
+        self.jobs(out, &jobs, &index.url);
+        self.site(out, &index.url, &index_response);
+    }
+
+    /// Runs the downloads [`CONCURRENT_FETCHES`] at a time and appends their lines in job
+    /// order. Once the deadline has passed no job starts; one line counts those left out.
+    fn jobs(&self, out: &mut Lines, jobs: &[Job<'_>], index_url: &Url) {
+        let entries = jobs
+            .iter()
+            .filter(|job| matches!(job, Job::Entry(_)))
+            .count();
+        let first_entry = jobs.len() - entries;
+        let results = in_parallel(jobs, self.client.deadline(), |at, job| {
+            let mut lines = Lines::default();
+            match job {
+                Job::Legacy(name, url) => {
+                    if let Some(response) = self.get(&mut lines, name, url, CODED) {
+                        expect_ok(&mut lines, name, ARTIFACT, &response, &[]);
+                    }
+                }
+                Job::Entry(entry) => {
+                    if let Some(progress) = self.options.progress {
+                        progress(at - first_entry, entries, entry.url.as_str());
+                    }
+                    self.entry(&mut lines, entry, index_url);
+                }
+            }
+            lines
+        });
+        let mut left_out = 0;
+        for result in results {
+            match result {
+                Some(lines) => out.0.extend(lines.0),
+                None => left_out += 1,
+            }
+        }
+        if left_out > 0 {
+            let finding = Finding::not_started(CheckKind::RunMaxTime, left_out, jobs.len());
+            out.push("site", finding);
+        }
+    }
+
+    /// GETs a URL; a transport failure is a failed check.
+    fn get(
+        &self,
+        out: &mut Lines,
+        subject: &str,
+        url: &Url,
+        headers: &[(&str, &str)],
+    ) -> Option<Fetched> {
+        match self.client.request(&Method::GET, url, headers) {
+            Ok(response) => Some(response),
+            Err(error) => {
+                out.push(subject, Finding::failed("GET", error));
+                None
+            }
+        }
+    }
+
+    /// HEAD, with the headers the GET was sent with, must answer like GET: same status and
+    /// representation headers, no body.
+    fn head_parity(
+        &self,
+        out: &mut Lines,
+        subject: &str,
+        probes: Probes,
+        get: &Fetched,
+        headers: &[(&str, &str)],
+    ) {
+        let kind = probes.head_parity;
+        let head = match self.client.request(&Method::HEAD, &get.url, headers) {
+            Ok(head) => head,
+            Err(error) => return out.push(subject, Finding::failed("HEAD", error)),
+        };
+        if head.status != get.status {
+            return out.push(subject, Finding::head_status(kind, head.status, get.status));
+        }
+        let differences = differences(&get.headers, &head.headers);
+        if differences.is_empty() {
+            out.push(subject, Finding::head_like_get(kind, head.status.as_u16()));
+        } else {
+            let differences = differences.join("; ");
+            out.push(subject, Finding::head_headers(kind, &differences));
+        }
+    }
+
+    /// When a text artifact arrived content-encoded under a strong `ETag`, fetches it again
+    /// without `Accept-Encoding`: the same strong `ETag` on other bytes fails, since caches
+    /// and `If-None-Match` then mix the two up.
+    fn one_etag_one_body(&self, out: &mut Lines, subject: &str, coded: &Fetched) {
+        let kind = CheckKind::EncodingEtagReused;
+        let codings = coded.codings();
+        if codings.is_empty() {
+            return;
+        }
+        let coding = codings.join(", ");
+        let Some(etag) = coded.header("etag").filter(|etag| !etag.starts_with("W/")) else {
+            return out.push(subject, Finding::no_strong_etag(kind, &coding));
+        };
+        let plain = match self.client.request(&Method::GET, &coded.url, &[]) {
+            Ok(plain) => plain,
+            Err(error) => {
+                let finding = Finding::failed("GET without Accept-Encoding", error);
+                return out.push(subject, finding);
+            }
+        };
+        if plain.header("etag") == Some(etag) && plain.wire_digest() != coded.wire_digest() {
+            out.push(subject, Finding::etag_reused(kind, &coding, etag));
+        } else {
+            out.push(subject, Finding::own_etag(kind, &coding, etag));
+        }
+    }
+
+    fn entry(&self, out: &mut Lines, entry: &Entry, index_url: &Url) {
+        let name = entry.name.as_str();
+        let valid = Finding::entry_valid(CheckKind::EntryFields, entry.kind.as_str(), &entry.url);
+        out.push(name, valid);
+        if is_misdirected(&entry.url, index_url) {
+            return out.push(
+                name,
+                Finding::local_url(CheckKind::EntryLocalUrl, &entry.url),
+            );
+        }
+        let Some(response) = self.get(out, name, &entry.url, CODED) else {
+            return;
+        };
+        let types = match entry.kind {
+            ArtifactKind::SkillMd => [essence(MARKDOWN), essence(PLAIN_TEXT)],
+            ArtifactKind::Archive => [GZIP, ZIP],
+        };
+        if !expect_ok(out, name, ARTIFACT, &response, &types) {
+            return;
+        }
+        self.head_parity(out, name, ARTIFACT, &response, CODED);
+        match entry.kind {
+            ArtifactKind::SkillMd => self.one_etag_one_body(out, name, &response),
+            ArtifactKind::Archive => {
+                let codings = response.codings();
+                if !codings.is_empty() {
+                    let codings = codings.join(", ");
+                    let kind = CheckKind::EncodingArchiveEncoded;
+                    out.push(name, Finding::archive_encoded(kind, &codings));
+                }
+            }
+        }
+        let skill = match self.client.verify(entry, response) {
+            Ok(skill) => skill,
+            Err(ClientError::Invalid { errors, .. }) => {
+                for error in errors {
+                    out.push(name, invalid_skill_md(name, error));
+                }
+                return;
+            }
+            Err(error) => return out.push(name, Finding::client(error)),
+        };
+        out.push(
+            name,
+            Finding::digest_matches(CheckKind::EntryDigest, &entry.digest),
+        );
+        if entry.kind == ArtifactKind::Archive {
+            let more = skill.files.len();
+            out.push(name, Finding::unpacked(CheckKind::ArchiveUnpack, more));
+        }
+        for note in &skill.notes {
+            out.push(name, Finding::note(note));
+        }
+        out.push(name, Finding::skill_valid(CheckKind::SkillFrontmatter));
+        let kind = CheckKind::SkillDescription;
+        if skill.frontmatter.description() == entry.description {
+            out.push(name, Finding::same_description(kind));
+        } else {
+            out.push(name, Finding::description_differs(kind));
+        }
+    }
+
+    /// The site: 404 for a missing skill beside the index, caching, CORS, validators.
+    fn site(&self, out: &mut Lines, index_url: &Url, index: &Fetched) {
+        let Ok(missing) = index_url.join(MISSING_SKILL) else {
+            return;
+        };
+        if let Some(response) = self.get(out, "site", &missing, CODED) {
+            let kind = CheckKind::SiteNotFoundProbe;
+            if response.status == StatusCode::NOT_FOUND {
+                out.push("site", Finding::missing_is_404(kind));
+            } else {
+                let shown = response.header("content-type").unwrap_or("no Content-Type");
+                out.push(
+                    "site",
+                    Finding::missing_answers(kind, response.status, shown),
+                );
+            }
+        }
+        let kind = CheckKind::SiteCacheControl;
+        match index.header("cache-control") {
+            Some(value) => out.push("site", Finding::header(kind, "Cache-Control", value)),
+            None => out.push("site", Finding::no_cache_control(kind)),
+        }
+        let kind = CheckKind::SiteCors;
+        match index.header("access-control-allow-origin") {
+            Some(value) => {
+                let finding = Finding::header(kind, "Access-Control-Allow-Origin", value);
+                out.push("site", finding);
+            }
+            None => out.push("site", Finding::no_cors(kind)),
+        }
+        let Some(etag) = index.header("etag") else {
+            return out.push("site", Finding::no_etag(CheckKind::SiteEtag));
+        };
+        let revalidate = [CODED[0], ("if-none-match", etag)];
+        if let Some(response) = self.get(out, "site", &index.url, &revalidate) {
+            let kind = CheckKind::SiteNotModified;
+            if response.status == StatusCode::NOT_MODIFIED {
+                out.push("site", Finding::revalidates(kind, etag));
+            } else {
+                out.push(
+                    "site",
+                    Finding::not_revalidated(kind, etag, response.status),
+                );
+            }
+        }
+    }
+}
+
+/// Runs `job` over `items`, [`CONCURRENT_FETCHES`] at a time on scoped threads, and returns
+/// the results in item order; an item not started before `deadline` has `None`.
+fn in_parallel<I: Sync, R: Send>(
+    items: &[I],
+    deadline: Option<Instant>,
+    job: impl Fn(usize, &I) -> R + Sync,
+) -> Vec<Option<R>> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
+    let work = || {
+        loop {
+            let at = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(at) else { break };
+            if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+                break;
+            }
+            let result = job(at, item);
+            results.lock().unwrap_or_else(PoisonError::into_inner)[at] = Some(result);
+        }
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..CONCURRENT_FETCHES.min(items.len()) {
+            scope.spawn(work);
+        }
+        work();
+    });
+    results.into_inner().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Checks status 200 and, when `types` is not empty, the media type: a line for each.
+fn expect_ok(
+    out: &mut Lines,
+    subject: &str,
+    probes: Probes,
+    response: &Fetched,
+    types: &[&str],
+) -> bool {
+    if response.status != StatusCode::OK {
+        let finding = Finding::not_ok(probes.status, &response.url, response.status);
+        out.push(subject, finding);
+        return false;
+    }
+    out.push(subject, Finding::answered(probes.status, response.status));
+    if types.is_empty() {
+        return true;
+    }
+    let media_type = response.media_type().unwrap_or_default();
+    if types.contains(&media_type.as_str()) {
+        let shown = response.header("content-type").unwrap_or_default();
+        out.push(subject, Finding::served_as(probes.media_type, shown));
+        true
+    } else {
+        let shown = if media_type.is_empty() {
+            "no Content-Type".to_owned()
+        } else {
+            media_type
+        };
+        let expected = types.join(" or ");
+        let finding = Finding::wrong_media_type(probes.media_type, &shown, &expected);
+        out.push(subject, finding);
+        false
+    }
+}
+
+/// Whether an entry URL points to a local host or a development port on another origin than
+/// the index: a leftover of the publisher's machine (`http://localhost:5173/...` in a public
+/// index). The same origin as the index is fine, so a local server can be checked as it is.
+fn is_misdirected(url: &Url, index_url: &Url) -> bool {
+    let local = url.host_str().is_some_and(is_local_host);
+    let dev_port = url.port().is_some_and(|port| DEV_PORTS.contains(&port));
+    (local || dev_port) && url.origin() != index_url.origin()
+}
+
+/// The differences in representation headers between a GET and a HEAD answer. A HEAD without
+/// `Content-Length` is allowed (RFC 9110, 9.3.2).
+fn differences(get: &HeaderMap, head: &HeaderMap) -> Vec<String> {
+    REPRESENTATION
+        .into_iter()
+        .filter(|name| *name != "content-length" || head.contains_key(*name))
+        .filter_map(|name| {
+            let show = |map: &HeaderMap| {
+                let values: Vec<&str> = map
+                    .get_all(name)
+                    .iter()
+                    .map(|v| v.to_str().unwrap_or("?"))
+                    .collect();
+                if values.is_empty() {
+                    "absent".to_owned()
+                } else {
+                    values.join(", ")
+                }
+            };
+            let (a, b) = (show(get), show(head));
+            (a != b).then(|| format!("{name}: GET {a}, HEAD {b}"))
+        })
+        .collect()
+}
+
+/// The line of one problem the core's validation found in a fetched `SKILL.md`, with the
+/// core error as its cause: a frontmatter name other than the entry's is `skill.name`,
+/// anything else `skill.frontmatter`.
+fn invalid_skill_md(name: &str, error: skillpub_core::Error) -> Finding {
+    let kind = CheckKind::SkillFrontmatter;
+    let finding = match (error.kind(), error.field()) {
+        (ErrorKind::NameFolderMismatch { name: found, .. }, _) => {
+            Finding::name_differs(CheckKind::SkillName, found, name)
+        }
+        (problem, Some(field)) => Finding::invalid_field(kind, field, problem),
+        (problem, None) => Finding::invalid_skill_md(kind, problem),
+    };
+    finding.because(error)
+}

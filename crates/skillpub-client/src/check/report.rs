@@ -1,0 +1,260 @@
+//! What a check run reports: one line per check, each with its outcome, its code, what it is
+//! about and what was seen; as text for people and as JSON for scripts.
+
+use std::fmt;
+
+use serde_json::json;
+
+use super::table::CheckKind;
+use crate::client::ClientError;
+use crate::fetch::FetchError;
+use crate::index::{EntryError, IndexError};
+use crate::unpack::UnpackError;
+
+/// The outcome of one check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Passed.
+    Ok,
+    /// Works, but breaks a SHOULD or a common client's expectation.
+    Warn,
+    /// Breaks a MUST: clients will not use what it is about.
+    Fail,
+}
+
+impl Status {
+    /// The label of the text report: `ok`, `warn` or `FAIL`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_client::Status;
+    ///
+    /// assert_eq!(Status::Fail.label(), "FAIL");
+    /// ```
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Ok => "ok",
+            Self::Warn => "warn",
+            Self::Fail => "FAIL",
+        }
+    }
+}
+
+/// The typed error behind a line, when there is one: what code can inspect beyond the
+/// message, such as the core's validation problem behind `skill.frontmatter`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Cause {
+    /// A request that failed.
+    Fetch(FetchError),
+    /// An index that cannot be used.
+    Index(IndexError),
+    /// An entry that clients skip.
+    Entry(EntryError),
+    /// An archive that must not be unpacked.
+    Unpack(UnpackError),
+    /// A problem the core's validation found in a fetched `SKILL.md`.
+    Skill(skillpub_core::Error),
+    /// Another reason a target or an artifact cannot be used.
+    Client(ClientError),
+}
+
+macro_rules! cause_from {
+    ($($variant:ident($error:ty)),*) => {
+        $(
+            impl From<$error> for Cause {
+                fn from(error: $error) -> Self {
+                    Self::$variant(error)
+                }
+            }
+        )*
+    };
+}
+
+cause_from!(
+    Fetch(FetchError),
+    Index(IndexError),
+    Entry(EntryError),
+    Unpack(UnpackError),
+    Skill(skillpub_core::Error),
+    Client(ClientError)
+);
+
+/// One check's line: its outcome, its code, what it is about (`index`, a skill name, `site`)
+/// and what was seen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    /// Which check, with its stable code.
+    pub kind: CheckKind,
+    /// The outcome.
+    pub status: Status,
+    /// What it is about.
+    pub subject: String,
+    /// What was seen, and for a problem, what is wrong.
+    pub message: String,
+    /// The typed error behind a problem, when there is one.
+    pub cause: Option<Cause>,
+}
+
+impl Check {
+    /// The stable code of the check, such as `entry.digest`.
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        self.kind.code()
+    }
+}
+
+/// Every check run against one site.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// The target as given.
+    pub target: String,
+    /// The checks, in the order they ran.
+    pub checks: Vec<Check>,
+}
+
+impl Report {
+    /// Whether no check failed.
+    #[must_use]
+    pub fn passed(&self) -> bool {
+        !self.checks.iter().any(|check| check.status == Status::Fail)
+    }
+
+    /// How many checks ended with `status`.
+    #[must_use]
+    pub fn count(&self, status: Status) -> usize {
+        self.checks
+            .iter()
+            .filter(|check| check.status == status)
+            .count()
+    }
+
+    /// The failed checks.
+    pub fn failures(&self) -> impl Iterator<Item = &Check> {
+        self.checks
+            .iter()
+            .filter(|check| check.status == Status::Fail)
+    }
+
+    /// The lines of one kind of check.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_client::{Check, CheckKind, Report, Status};
+    ///
+    /// let report = Report {
+    ///     target: "https://example.com".into(),
+    ///     checks: vec![Check {
+    ///         kind: CheckKind::SiteCors,
+    ///         status: Status::Warn,
+    ///         subject: "site".into(),
+    ///         message: "no Access-Control-Allow-Origin".into(),
+    ///         cause: None,
+    ///     }],
+    /// };
+    /// assert_eq!(report.of(CheckKind::SiteCors).count(), 1);
+    /// assert!(report.passed());
+    /// assert_eq!(report.checks[0].code(), "site.cors");
+    /// ```
+    pub fn of(&self, kind: CheckKind) -> impl Iterator<Item = &Check> {
+        self.checks.iter().filter(move |check| check.kind == kind)
+    }
+
+    /// The report as one JSON object: `target`, `passed`, `summary` and `checks`, each check
+    /// with its `status` (`ok`, `warn` or `fail`), `code`, `subject` and `message`.
+    #[must_use]
+    pub fn to_json(&self) -> serde_json::Value {
+        let checks: Vec<_> = self
+            .checks
+            .iter()
+            .map(|c| {
+                json!({
+                    "status": c.status.label().to_ascii_lowercase(),
+                    "code": c.code(),
+                    "subject": c.subject,
+                    "message": c.message,
+                })
+            })
+            .collect();
+        json!({
+            "target": self.target,
+            "passed": self.passed(),
+            "summary": {"ok": self.count(Status::Ok), "warn": self.count(Status::Warn), "fail": self.count(Status::Fail)},
+            "checks": checks,
+        })
+    }
+
+    /// The summary line.
+    #[must_use]
+    pub fn summary(&self) -> String {
+        format!(
+            "{} ok, {} warnings, {} failed",
+            self.count(Status::Ok),
+            self.count(Status::Warn),
+            self.count(Status::Fail)
+        )
+    }
+}
+
+impl fmt::Display for Report {
+    /// One line per check: the outcome, the code, then `subject: message`. Control
+    /// characters, bidirectional controls and invisible characters from the server are
+    /// escaped (`\u{202e}`), so a hostile `$schema` or name can neither drive the terminal
+    /// nor display reversed or hidden.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let width = CheckKind::ALL
+            .iter()
+            .map(|kind| kind.code().len())
+            .max()
+            .unwrap_or_default();
+        for check in &self.checks {
+            let subject = printable(&check.subject);
+            let message = printable(&check.message);
+            writeln!(
+                f,
+                "{:<5} {:<width$} {subject}: {message}",
+                check.status.label(),
+                check.code()
+            )?;
+        }
+        write!(f, "{}", self.summary())
+    }
+}
+
+/// Escapes what would let server text change how a line displays: control characters
+/// (a terminal's escape sequences), bidirectional overrides, embeddings, isolates and marks
+/// (a name shown reversed), and invisible characters (zero-width spaces and joiners, the
+/// byte order mark, soft hyphens, tag characters).
+fn printable(text: &str) -> String {
+    let mut shown = String::with_capacity(text.len());
+    for c in text.chars() {
+        if is_deceptive(c) {
+            shown.extend(c.escape_default());
+        } else {
+            shown.push(c);
+        }
+    }
+    shown
+}
+
+/// Whether a character is a control character or an invisible or direction-changing format
+/// character.
+fn is_deceptive(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{00AD}'
+                | '\u{061C}'
+                | '\u{180E}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{202A}'..='\u{202E}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{206F}'
+                | '\u{FEFF}'
+                | '\u{FFF9}'..='\u{FFFB}'
+                | '\u{E0000}'..='\u{E007F}'
+        )
+}

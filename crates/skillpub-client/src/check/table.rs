@@ -1,0 +1,448 @@
+//! Every check of `skillpub check` and every message it prints, in one table.
+//!
+//! A code is `<subject>.<problem>`, lowercase and hyphenated: the subject is what the check
+//! is about (`target`, `fetch`, `index`, `entry`, `archive`, `skill`, `site`, `encoding`,
+//! `run`), the problem what it finds wrong (`archive.traversal`) or the property that must
+//! hold (`index.status`), so that `FAIL entry.digest` reads "the entry's digest is wrong".
+//! The codes are public API: changing or removing one breaks the scripts that read them, so
+//! it is a breaking change; adding one is not.
+//!
+//! Adding a check is a line in `kinds` (and a message in `messages` when none fits), then a
+//! call where the check runs; `docs/checks.md` is rewritten from this table by
+//! `SKILLPUB_BLESS=1 cargo test -p skillpub-client`, and a test fails until it is.
+//!
+//! A problem that a typed error already describes (a failed request, a refused archive, a
+//! skipped entry) takes the error's own message, which its enum declares once; the functions
+//! below the table pick the code for each of its variants.
+
+use http::StatusCode;
+use skillpub_core::{Digest, ErrorKind, SCHEMA_URI, SKILL_MD};
+use url::Url;
+
+use super::report::{Cause, Status};
+use crate::client::ClientError;
+use crate::fetch::FetchError;
+use crate::index::{EntryError, IndexError};
+use crate::unpack::{UnpackError, UnpackNote};
+
+checks! {
+    /// What a line of a `skillpub check` report is about: one kind per check, each with a
+    /// stable [`code`](Self::code).
+    ///
+    /// The codes are public API: a CI script can rely on them, and changing or removing one
+    /// is a breaking change. Every line of a [`Report`](crate::Report) carries one, in the text
+    /// and in the JSON output. A problem line's code says what is wrong; an `ok` line's code
+    /// says what was checked (the `ok` lines of `entry.fields`, `archive.unpack` and
+    /// `skill.frontmatter` stand for the checks of their group that report only problems).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_client::{CheckKind, Status};
+    ///
+    /// let kind: CheckKind = "entry.digest".parse().unwrap();
+    /// assert_eq!(kind, CheckKind::EntryDigest);
+    /// assert_eq!(kind.severity(), Status::Fail);
+    /// assert!(CheckKind::ALL.iter().all(|kind| kind.code().parse() == Ok(*kind)));
+    /// ```
+    kinds {
+        TargetUrl = "target.url", Fail,
+            "the target is an http or https URL",
+            "Give an origin (`https://example.com`), an origin with the path the skills are mounted under, or an index URL.";
+
+        FetchScheme = "fetch.scheme", Fail,
+            "every request and redirect stays on http or https",
+            "Redirect only to http or https URLs.";
+        FetchPrivateHost = "fetch.private-host", Fail,
+            "no request goes to a local or private host, by name or by address",
+            "Publish on a public host; to check a server on this machine or network, pass `--allow-private`.";
+        FetchNotAllowed = "fetch.not-allowed", Fail,
+            "no request leaves the client's allowed origins",
+            "Serve from an allowed origin, or add the origin to the client's allowlist.";
+        FetchRedirect = "fetch.redirect", Fail,
+            "redirects end within 10 hops, each with a valid `Location`",
+            "Fix the redirect chain: no loop, at most 10 hops, a valid `Location` on each.";
+        FetchTooLarge = "fetch.too-large", Fail,
+            "every body is within the size limit (`--max-size`)",
+            "Make the file smaller, or raise `--max-size` if it is meant to be that large.";
+        FetchTimeout = "fetch.timeout", Fail,
+            "every request answers within the timeout (`--timeout`)",
+            "Make the server answer sooner, or raise `--timeout`.";
+        FetchTransport = "fetch.transport", Fail,
+            "every request completes: DNS, TCP, TLS and HTTP framing",
+            "Check that the host resolves, accepts connections and speaks HTTP; the message has the details.";
+
+        IndexStatus = "index.status", Fail,
+            "the index answers `200`",
+            "Serve the index at `.well-known/agent-skills/index.json` under the URL given (or at the index URL given), with status 200.";
+        IndexMediaType = "index.media-type", Fail,
+            "the index is served as `application/json`",
+            "Send `Content-Type: application/json` with the index.";
+        IndexHeadParity = "index.head-parity", Fail,
+            "`HEAD` on the index answers like `GET`: same status, same representation headers",
+            "Answer `HEAD` with the status and headers of `GET`, and no body.";
+        IndexJson = "index.json", Fail,
+            "the index is a JSON object",
+            "Serve a JSON object with `$schema` and `skills`.";
+        IndexSchema = "index.schema", Fail,
+            "`$schema` is the 0.2.0 URI",
+            "Set `$schema` to `https://schemas.agentskills.io/discovery/0.2.0/schema.json`, exactly; an index without it is read as 0.1.0, one with another value is ignored.";
+        IndexSkills = "index.skills", Fail,
+            "`skills` is a list with at least one usable entry",
+            "List each skill with `name`, `type`, `description`, `url` and `digest`; the lines of the entries say what is wrong with them.";
+        IndexEmpty = "index.empty", Warn,
+            "`skills` is not empty",
+            "Publish at least one skill, or no index: most clients treat an empty list as no index.";
+
+        EntryFields = "entry.fields", Fail,
+            "each entry is an object whose `name`, `type`, `description`, `url` and `digest` are strings",
+            "Give every entry these five fields, as strings.";
+        EntryType = "entry.type", Warn,
+            "each entry's `type` is `skill-md` or `archive`",
+            "Use `skill-md` for a single `SKILL.md` and `archive` for a `.tar.gz` or `.zip`; clients skip other types.";
+        EntryName = "entry.name", Fail,
+            "each entry's `name` follows the Agent Skills name rule",
+            "Use 1 to 64 characters `a-z`, `0-9` and `-`, with no hyphen at either end or twice in a row.";
+        EntryDescription = "entry.description", Fail,
+            "each entry's `description` has 1 to 1,024 characters",
+            "Write a description of 1 to 1,024 characters (the frontmatter's).";
+        EntryUrl = "entry.url", Fail,
+            "each entry's `url` resolves to an http or https URL",
+            "Give a relative or path-absolute `url` (resolved against the index URL) or an absolute http(s) one.";
+        EntryLocalUrl = "entry.local-url", Fail,
+            "no entry's `url` is on a local host or a development port other than the index's",
+            "Use a path-absolute `url` (`/.well-known/agent-skills/...`) or the public origin, not the publisher's `localhost`.";
+        EntryDigestFormat = "entry.digest-format", Fail,
+            "each entry's `digest` is `sha256:` and 64 lowercase hex digits",
+            "Write the SHA-256 of the served bytes as `sha256:` and 64 lowercase hex digits.";
+        EntryFiles = "entry.files", Fail,
+            "each 0.1.0 entry lists safe relative `files`, `SKILL.md` among them",
+            "List relative paths without `..`, `SKILL.md` among them; better, publish a 0.2.0 index.";
+        EntryStatus = "entry.status", Fail,
+            "each artifact answers `200`",
+            "Serve the file at the entry's `url` with status 200.";
+        EntryMediaType = "entry.media-type", Fail,
+            "each `SKILL.md` is served as `text/markdown` (or `text/plain`), each archive as `application/gzip` or `application/zip`",
+            "Send the media type of the artifact's type.";
+        EntryHeadParity = "entry.head-parity", Fail,
+            "`HEAD` on each artifact answers like `GET`: same status, same representation headers",
+            "Answer `HEAD` with the status and headers of `GET`, and no body.";
+        EntryDigest = "entry.digest", Fail,
+            "the served bytes hash to the entry's `digest`",
+            "Generate the index from the bytes you serve; clients drop a skill whose digest does not match.";
+
+        ArchiveUnpack = "archive.unpack", Fail,
+            "the archive is a `.tar.gz` or `.zip` that reads to its end",
+            "Build the archive with `tar -czf` or `zip` and serve its bytes unchanged.";
+        ArchiveSkillMd = "archive.skill-md", Fail,
+            "the archive has `SKILL.md` at its root",
+            "Archive the contents of the skill folder, not the folder itself.";
+        ArchiveTraversal = "archive.traversal", Fail,
+            "no entry path is absolute or has a drive letter, a backslash or `..`",
+            "Archive relative paths inside the skill folder only.";
+        ArchiveLink = "archive.link", Fail,
+            "every link stays inside the skill folder, and no path goes through a link",
+            "Replace the links with the files they point to.";
+        ArchivePathLength = "archive.path-length", Fail,
+            "entry paths and link targets are at most 4,096 bytes",
+            "Shorten the paths.";
+        ArchiveSpecialFile = "archive.special-file", Fail,
+            "the archive holds no device, pipe or other special file",
+            "Archive regular files, folders and links only.";
+        ArchiveEncrypted = "archive.encrypted", Fail,
+            "no entry of the archive is encrypted",
+            "Build the archive without a password.";
+        ArchiveDuplicate = "archive.duplicate", Fail,
+            "no path appears twice in the archive",
+            "Add each file once.";
+        ArchiveTooLarge = "archive.too-large", Fail,
+            "the archive unpacks within the size limit (`--max-size`)",
+            "Move large assets out, or raise `--max-size` if the skill is meant to be that large.";
+        ArchiveTooManyFiles = "archive.too-many-files", Fail,
+            "the archive has at most the client's number of entries (1,000 by default)",
+            "Move files out or split the skill.";
+        ArchiveDotPrefix = "archive.dot-prefix", Warn,
+            "entry paths do not start with `./`",
+            "Archive the files by name (`tar -czf skill.tar.gz SKILL.md references`), not `.`; skills 1.7.4 refuses such archives.";
+        ArchiveLinkSkipped = "archive.link-skipped", Warn,
+            "the archive holds no links",
+            "Replace the links with the files they point to; clients do not unpack links.";
+
+        SkillFrontmatter = "skill.frontmatter", Fail,
+            "the fetched `SKILL.md` passes the Agent Skills rules",
+            "Fix what the message says; `skillpub lint` shows the same problems on the skill folder.";
+        SkillName = "skill.name", Fail,
+            "the frontmatter `name` equals the entry's `name`",
+            "Make the two equal; generate the index from the skills.";
+        SkillDescription = "skill.description", Warn,
+            "the entry's `description` equals the frontmatter's",
+            "Generate both from one source.";
+
+        SiteNotFoundProbe = "site.not-found-probe", Fail,
+            "a skill path that does not exist, beside the index, answers `404`",
+            "Answer unknown paths under `/.well-known/agent-skills/` with 404, not with a catch-all page.";
+        SiteCacheControl = "site.cache-control", Warn,
+            "the index has `Cache-Control`",
+            "Send `Cache-Control` with the index, as the draft says servers SHOULD.";
+        SiteCors = "site.cors", Warn,
+            "the index has `Access-Control-Allow-Origin`",
+            "Send `Access-Control-Allow-Origin: *`, so that browser-based agents can read the skills.";
+        SiteEtag = "site.etag", Warn,
+            "the index has an `ETag`",
+            "Send a strong `ETag`, so that clients can revalidate the index cheaply.";
+        SiteNotModified = "site.not-modified", Fail,
+            "`If-None-Match` with the index's `ETag` answers `304`",
+            "Answer a matching `If-None-Match` with 304, or send no `ETag`.";
+
+        EncodingEtagReused = "encoding.etag-reused", Fail,
+            "a content-coded answer does not share its strong `ETag` with other bytes",
+            "Give each coding its own `ETag`; a compression layer in front of fixed `ETag`s causes this.";
+        EncodingArchiveEncoded = "encoding.archive-encoded", Fail,
+            "archives arrive without a `Content-Encoding`",
+            "Keep compression layers off archives: a client that does not remove the coding hashes other bytes.";
+        EncodingUnsupported = "encoding.unsupported", Fail,
+            "every `Content-Encoding` is gzip, deflate or br, at most two of them",
+            "Use gzip, deflate or br.";
+        EncodingCorrupt = "encoding.corrupt", Fail,
+            "every content-coded body decodes",
+            "Fix the encoder, or send the bytes without a coding.";
+
+        RunMaxTime = "run.max-time", Fail,
+            "the whole run ends within its time limit (`--max-time`)",
+            "Raise `--max-time`, or make the site answer sooner.";
+    }
+    messages {
+        ok answered(status: StatusCode) => "GET {status}";
+        problem not_ok(url: &Url, status: StatusCode) => "GET {url} answered {status}, not 200";
+        ok served_as(shown: &str) => "Content-Type: {shown}";
+        problem wrong_media_type(shown: &str, expected: &str) =>
+            "GET 200 but served as {shown}; it must be {expected}";
+        ok head_like_get(status: u16) => "HEAD {status} with the same headers as GET";
+        problem head_status(head: StatusCode, get: StatusCode) =>
+            "HEAD answered {head}, GET {get}; servers must support HEAD with the same answer";
+        problem head_headers(differences: &str) => "HEAD headers differ from GET: {differences}";
+
+        ok schema_current() => "`$schema` is the 0.2.0 URI";
+        problem schema_missing() =>
+            "no `$schema`: clients read this as a legacy 0.1.0 index with no digests; publish `$schema: {SCHEMA_URI}` with `type`, `url` and `digest` entries";
+        ok usable_entries(count: usize) => "`skills` has {count} usable entries";
+        problem no_usable_entry() =>
+            "no entry of `skills` is usable, so clients see no skills (the lines below say why)";
+        problem empty_skills() => "`skills` is empty; most clients treat that as no index";
+
+        ok entry_valid(kind: &str, url: &Url) => "entry is valid ({kind}, url resolves to {url})";
+        problem local_url(url: &Url) =>
+            "url {url} is on a local host or a development port other than the index's, which clients cannot reach; use a path-absolute url or the public origin";
+        ok digest_matches(digest: &Digest) => "digest {digest} matches the served bytes";
+        problem digest_drift(expected: &Digest, actual: &Digest) =>
+            "digest drift: the index says {expected}, the served bytes are {actual}; clients drop this skill";
+        ok unpacked(more: usize) =>
+            "archive unpacks safely: {SKILL_MD} at the root and {more} more files";
+        ok skill_valid() => "{SKILL_MD} is valid and its frontmatter name matches the entry";
+        problem invalid_skill_md(problem: &ErrorKind) => "{SKILL_MD}: {problem}";
+        problem invalid_field(field: &str, problem: &ErrorKind) =>
+            "{SKILL_MD}: field `{field}`: {problem}";
+        problem name_differs(found: &str, name: &str) =>
+            "the {SKILL_MD} frontmatter name `{found}` differs from the index name `{name}`";
+        ok same_description() => "the index description equals the frontmatter description";
+        problem description_differs() =>
+            "the index description differs from the {SKILL_MD} frontmatter description; it SHOULD match (generate both from one source)";
+
+        ok missing_is_404() => "a skill that does not exist answers 404";
+        problem missing_answers(status: StatusCode, shown: &str) =>
+            "a skill that does not exist answers {status} ({shown}), not 404; a catch-all route is hiding missing files";
+        ok header(name: &str, value: &str) => "{name}: {value}";
+        problem no_cache_control() =>
+            "the index has no Cache-Control; the draft says servers SHOULD set it";
+        problem no_cors() =>
+            "no Access-Control-Allow-Origin; browser-based agents cannot read the skills";
+        problem no_etag() => "the index has no ETag, so clients cannot revalidate it cheaply";
+        ok revalidates(etag: &str) => "ETag {etag} revalidates with 304";
+        problem not_revalidated(etag: &str, status: StatusCode) =>
+            "the index sends ETag {etag} but answers {status} to If-None-Match with it, not 304";
+
+        ok own_etag(coding: &str, etag: &str) => "Content-Encoding {coding} with its own ETag {etag}";
+        ok no_strong_etag(coding: &str) => "Content-Encoding {coding}, with no strong ETag to share";
+        problem etag_reused(coding: &str, etag: &str) =>
+            "the {coding}-encoded answer and the answer without Accept-Encoding carry the same strong ETag {etag} on different bytes; caches and If-None-Match then mix them up; give each encoding its own ETag (a compression layer that keeps the route's ETag causes this)";
+        problem archive_encoded(codings: &str) =>
+            "the archive arrives with Content-Encoding: {codings}; an archive must be sent as it is (a client that does not remove the coding hashes other bytes and drops the skill, and caches mix the two): keep compression layers off archives";
+
+        problem not_started(left_out: usize, total: usize) =>
+            "the deadline passed before {left_out} of {total} downloads started, so they were not checked; allow more time (skillpub check --max-time)";
+    }
+}
+
+/// What one check found: its kind, its outcome, the message, and the typed error behind it.
+#[derive(Debug)]
+pub(super) struct Finding {
+    pub(super) kind: CheckKind,
+    pub(super) status: Status,
+    pub(super) message: String,
+    pub(super) cause: Option<Cause>,
+}
+
+impl Finding {
+    fn new(kind: CheckKind, status: Status, message: String) -> Self {
+        Self {
+            kind,
+            status,
+            message,
+            cause: None,
+        }
+    }
+
+    /// The same finding, with the error behind it.
+    pub(super) fn because(mut self, cause: impl Into<Cause>) -> Self {
+        self.cause = Some(cause.into());
+        self
+    }
+
+    /// A problem whose message is its error's, under `kind`'s code.
+    fn problem(kind: CheckKind, error: impl std::fmt::Display + Into<Cause>) -> Self {
+        Self::new(kind, kind.severity(), error.to_string()).because(error)
+    }
+
+    /// A request that failed (`request` says which: `GET`, `HEAD`...).
+    pub(super) fn failed(request: &str, error: FetchError) -> Self {
+        let kind = fetch_kind(&error);
+        Self::new(kind, kind.severity(), format!("{request} failed: {error}")).because(error)
+    }
+
+    /// A target that is not an index URL or an origin.
+    pub(super) fn target(error: ClientError) -> Self {
+        Self::problem(CheckKind::TargetUrl, error)
+    }
+
+    /// An index that cannot be used at all.
+    pub(super) fn index(error: IndexError) -> Self {
+        let kind = match error {
+            IndexError::NotJson(_) | IndexError::NotAnObject => CheckKind::IndexJson,
+            IndexError::UnknownSchema(_) => CheckKind::IndexSchema,
+            IndexError::NoSkills => CheckKind::IndexSkills,
+        };
+        Self::problem(kind, error)
+    }
+
+    /// An entry of the index that clients skip.
+    pub(super) fn entry(error: EntryError) -> Self {
+        let kind = match error {
+            EntryError::NotAnObject | EntryError::MissingField(_) | EntryError::NotAString(_) => {
+                CheckKind::EntryFields
+            }
+            EntryError::UnknownType(_) => CheckKind::EntryType,
+            EntryError::Name(_) => CheckKind::EntryName,
+            EntryError::DescriptionLength(_) => CheckKind::EntryDescription,
+            EntryError::EmptyUrl
+            | EntryError::UrlUnresolvable { .. }
+            | EntryError::UrlScheme(_) => CheckKind::EntryUrl,
+            EntryError::Digest(_) => CheckKind::EntryDigestFormat,
+            EntryError::NoFiles
+            | EntryError::FilesNotStrings
+            | EntryError::UnsafeFile(_)
+            | EntryError::NoSkillMd => CheckKind::EntryFiles,
+        };
+        Self::problem(kind, error)
+    }
+
+    /// An archive that must not be unpacked.
+    pub(super) fn unpack(error: UnpackError) -> Self {
+        let kind = match error {
+            UnpackError::Corrupt(_) => CheckKind::ArchiveUnpack,
+            UnpackError::Traversal(_) => CheckKind::ArchiveTraversal,
+            UnpackError::LinkOutside { .. } | UnpackError::ThroughLink(_) => CheckKind::ArchiveLink,
+            UnpackError::SpecialFile(_) => CheckKind::ArchiveSpecialFile,
+            UnpackError::Encrypted(_) => CheckKind::ArchiveEncrypted,
+            UnpackError::Duplicate(_) => CheckKind::ArchiveDuplicate,
+            UnpackError::TooLarge(_) => CheckKind::ArchiveTooLarge,
+            UnpackError::TooManyFiles(_) => CheckKind::ArchiveTooManyFiles,
+            UnpackError::NoSkillMd => CheckKind::ArchiveSkillMd,
+            UnpackError::PathTooLong { .. } | UnpackError::LinkTooLong { .. } => {
+                CheckKind::ArchivePathLength
+            }
+            UnpackError::Deadline => CheckKind::RunMaxTime,
+        };
+        Self::problem(kind, error)
+    }
+
+    /// Something unpacking tolerated.
+    pub(super) fn note(note: &UnpackNote) -> Self {
+        let kind = match note {
+            UnpackNote::DotPrefix => CheckKind::ArchiveDotPrefix,
+            UnpackNote::LinkSkipped { .. } | UnpackNote::MoreLinksSkipped(_) => {
+                CheckKind::ArchiveLinkSkipped
+            }
+        };
+        Self::new(kind, kind.severity(), note.to_string())
+    }
+
+    /// A fetched artifact that cannot be used, other than for the skill's rules (the caller
+    /// reports those one by one).
+    pub(super) fn client(error: ClientError) -> Self {
+        match error {
+            ClientError::Fetch(error) => Self::failed("GET", error),
+            ClientError::Unpack { error, .. } => Self::unpack(error),
+            ClientError::Index { error, .. } => Self::index(error),
+            error @ ClientError::DigestMismatch {
+                expected, actual, ..
+            } => Self::digest_drift(CheckKind::EntryDigest, &expected, &actual).because(error),
+            ClientError::BadTarget(_) => Self::target(error),
+            ClientError::Status { .. } => Self::problem(CheckKind::EntryStatus, error),
+            ClientError::UnknownArchive { .. } => Self::problem(CheckKind::ArchiveUnpack, error),
+            ClientError::Invalid { .. } => Self::problem(CheckKind::SkillFrontmatter, error),
+        }
+    }
+}
+
+/// The code of a failed request.
+fn fetch_kind(error: &FetchError) -> CheckKind {
+    match error {
+        FetchError::Scheme(_) => CheckKind::FetchScheme,
+        FetchError::PrivateHost(_) | FetchError::PrivateAddress { .. } => {
+            CheckKind::FetchPrivateHost
+        }
+        FetchError::NotAllowed(_) => CheckKind::FetchNotAllowed,
+        FetchError::TooManyRedirects { .. } | FetchError::BadRedirect(_) => {
+            CheckKind::FetchRedirect
+        }
+        FetchError::TooLarge { .. } => CheckKind::FetchTooLarge,
+        FetchError::Timeout(_) => CheckKind::FetchTimeout,
+        FetchError::Deadline(_) => CheckKind::RunMaxTime,
+        FetchError::Encoding { .. } => CheckKind::EncodingUnsupported,
+        FetchError::CorruptEncoding { .. } => CheckKind::EncodingCorrupt,
+        FetchError::Transport { .. } => CheckKind::FetchTransport,
+    }
+}
+
+/// A code that names no check.
+///
+/// # Example
+///
+/// ```
+/// use skillpub_client::CheckKind;
+///
+/// let error = "entry.digets".parse::<CheckKind>().unwrap_err();
+/// assert_eq!(error.to_string(), "`entry.digets` is not a code of `skillpub check`");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a code of `skillpub check`")]
+pub struct UnknownCode(pub String);
+
+impl std::str::FromStr for CheckKind {
+    type Err = UnknownCode;
+
+    fn from_str(code: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|kind| kind.code() == code)
+            .ok_or_else(|| UnknownCode(code.to_owned()))
+    }
+}
+
+/// The code.
+impl std::fmt::Display for CheckKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.code())
+    }
+}
