@@ -730,12 +730,29 @@ fn stock_nginx_without_the_snippet_fails_on_the_markdown_type() {
     };
     let out = exported("nginx-stock");
     let mut server = Nginx::start(binary, &out.0, false);
-    let (passed, stdout, _) = skillpub(&["check", &format!("http://{}", server.addr)]);
+    let (passed, stdout, _) = skillpub(&["check", "--json", &format!("http://{}", server.addr)]);
     assert!(!passed, "{stdout}");
-    assert!(
-        stdout.lines().any(|l| l.starts_with("FAIL")
-            && l.contains("write-skill-md: GET 200 but served as application/octet-stream")),
-        "{stdout}"
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let failures: Vec<(&str, &str)> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|check| check["status"] == "fail")
+        .map(|check| {
+            (
+                check["subject"].as_str().unwrap(),
+                check["code"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        failures,
+        [
+            ("publish-agent-skills", "entry.media-type"),
+            ("verify-skill-digests", "entry.media-type"),
+            ("write-skill-md", "entry.media-type"),
+        ],
+        "stock nginx serves .md and .tar.gz as application/octet-stream: {stdout}"
     );
     assert_eq!(
         server.stop(),
