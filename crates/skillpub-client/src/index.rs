@@ -288,6 +288,13 @@ fn legacy_entry(base: &Url, fields: &Map<String, Value>) -> Result<LegacyEntry, 
         let url = folder
             .join(path)
             .map_err(|e| (Severity::Error, e.to_string()))?;
+        // URL parsing reads `%2e%2e` and `.%2e` as `..`: judge where the path really leads.
+        if !url.as_str().starts_with(folder.as_str()) {
+            return Err((
+                Severity::Error,
+                format!("`files` entry `{path}` leads outside the skill's folder (to {url})"),
+            ));
+        }
         resolved.push((path.to_owned(), url));
     }
     if !resolved
@@ -405,5 +412,32 @@ mod tests {
             Err(IndexError::NoSkills)
         ));
         assert!(parse(&base(), index("").as_bytes()).unwrap().empty);
+    }
+
+    /// Found by the property `near_valid_indexes_yield_only_sound_entries`: URL parsing reads
+    /// `%2e%2e` as `..`, so these paths led outside the skill's folder.
+    #[test]
+    fn a_legacy_file_encoded_to_climb_out_is_refused() {
+        for path in ["%2E%2E/%2e%2e/x", ".%2e/x", "%2e./x", "a/%2e%2e/%2e%2e/x"] {
+            let body = format!(
+                r#"{{"skills":[{{"name":"a","description":"d","files":["SKILL.md","{path}"]}}]}}"#
+            );
+            let parsed = parse(&base(), body.as_bytes()).unwrap();
+            assert_eq!(parsed.legacy_entries(), [], "{path}");
+            assert!(
+                parsed.problems()[0]
+                    .message
+                    .contains("leads outside the skill's folder"),
+                "{path}: {:?}",
+                parsed.problems()
+            );
+        }
+        let inside =
+            r#"{"skills":[{"name":"a","description":"d","files":["SKILL.md","b/%2e%2e/c.md"]}]}"#;
+        let parsed = parse(&base(), inside.as_bytes()).unwrap();
+        assert_eq!(
+            parsed.legacy_entries()[0].files[1].1.as_str(),
+            "https://example.com/.well-known/agent-skills/a/c.md"
+        );
     }
 }
