@@ -252,6 +252,10 @@ fn clean_path(raw: &str, notes: &mut Vec<String>) -> Result<String, UnpackError>
             other => segments.push(other),
         }
     }
+    // A drive letter hidden behind `./` (`./C:/x`) is one all the same.
+    if segments.first().and_then(|first| first.as_bytes().get(1)) == Some(&b':') {
+        return Err(traversal());
+    }
     if raw.starts_with("./") && !notes.iter().any(|n| n.contains("./")) {
         notes.push(
             "entries start with `./`; some clients (skills 1.7.4) refuse such archives".to_owned(),
@@ -449,6 +453,10 @@ mod tests {
             "c:x",
             "a\\b",
             "\\\\server\\x",
+            // Found by the property `hostile_archives_never_yield_a_path_outside_the_folder`.
+            "./C:",
+            "./c:x",
+            ".//./C:/x",
         ] {
             assert!(clean_path(bad, &mut notes).is_err(), "{bad}");
         }
