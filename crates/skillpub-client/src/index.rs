@@ -152,6 +152,15 @@ pub enum EntryError {
     /// A 0.1.0 `files` path that is absolute, climbs with `..` or is not printable ASCII.
     #[error("`files` entry `{0}` is not a safe relative path")]
     UnsafeFile(String),
+    /// A 0.1.0 `files` path that looks relative but resolves outside the skill's folder, as
+    /// `%2e%2e/x` does (URL parsing reads it as `../x`).
+    #[error("`files` entry `{path}` leads outside the skill's folder (to {url})")]
+    FileOutside {
+        /// The path as listed.
+        path: String,
+        /// Where it resolves.
+        url: String,
+    },
     /// A 0.1.0 `files` list without `SKILL.md`.
     #[error("`files` must include SKILL.md")]
     NoSkillMd,
@@ -366,6 +375,13 @@ fn legacy_entry(base: &Url, fields: &Map<String, Value>) -> Result<LegacyEntry, 
             return Err(EntryError::UnsafeFile(path.to_owned()));
         }
         let url = folder.join(path).map_err(unresolvable(path.to_owned()))?;
+        // URL parsing reads `%2e%2e` and `.%2e` as `..`: judge where the path really leads.
+        if !url.as_str().starts_with(folder.as_str()) {
+            return Err(EntryError::FileOutside {
+                path: path.to_owned(),
+                url: url.to_string(),
+            });
+        }
         resolved.push((path.to_owned(), url));
     }
     if !resolved.iter().any(|(path, _)| path == SKILL_MD) {
@@ -489,5 +505,30 @@ mod tests {
             Err(IndexError::NoSkills)
         ));
         assert!(parse(&base(), index("").as_bytes()).unwrap().empty);
+    }
+
+    /// Found by the property `near_valid_indexes_yield_only_sound_entries`: URL parsing reads
+    /// `%2e%2e` as `..`, so these paths led outside the skill's folder.
+    #[test]
+    fn a_legacy_file_encoded_to_climb_out_is_refused() {
+        for path in ["%2E%2E/%2e%2e/x", ".%2e/x", "%2e./x", "a/%2e%2e/%2e%2e/x"] {
+            let body = format!(
+                r#"{{"skills":[{{"name":"a","description":"d","files":["SKILL.md","{path}"]}}]}}"#
+            );
+            let parsed = parse(&base(), body.as_bytes()).unwrap();
+            assert_eq!(parsed.legacy_entries(), [], "{path}");
+            assert!(
+                matches!(&parsed.problems()[0].error, EntryError::FileOutside { path: listed, .. } if listed == path),
+                "{path}: {:?}",
+                parsed.problems()
+            );
+        }
+        let inside =
+            r#"{"skills":[{"name":"a","description":"d","files":["SKILL.md","b/%2e%2e/c.md"]}]}"#;
+        let parsed = parse(&base(), inside.as_bytes()).unwrap();
+        assert_eq!(
+            parsed.legacy_entries()[0].files[1].1.as_str(),
+            "https://example.com/.well-known/agent-skills/a/c.md"
+        );
     }
 }

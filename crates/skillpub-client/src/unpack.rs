@@ -381,6 +381,10 @@ fn clean_path(raw: &str) -> Result<String, UnpackError> {
             other => segments.push(other),
         }
     }
+    // A drive letter hidden behind `./` (`./C:/x`) is one all the same.
+    if segments.first().and_then(|first| first.as_bytes().get(1)) == Some(&b':') {
+        return Err(traversal());
+    }
     Ok(segments.join("/"))
 }
 
@@ -656,6 +660,10 @@ mod tests {
             "c:x",
             "a\\b",
             "\\\\server\\x",
+            // Found by the property `hostile_archives_never_yield_a_path_outside_the_folder`.
+            "./C:",
+            "./c:x",
+            ".//./C:/x",
         ] {
             assert!(clean_path(bad).is_err(), "{bad}");
         }

@@ -340,6 +340,7 @@ impl Finding {
             EntryError::NoFiles
             | EntryError::FilesNotStrings
             | EntryError::UnsafeFile(_)
+            | EntryError::FileOutside { .. }
             | EntryError::NoSkillMd => CheckKind::EntryFiles,
         };
         Self::problem(kind, error)
