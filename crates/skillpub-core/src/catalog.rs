@@ -14,6 +14,7 @@ use crate::error::{Error, ErrorKind, Errors};
 use crate::file::{
     MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, SKILL_MD, largest_files, validate_file_path,
 };
+#[cfg(feature = "fs")]
 use crate::folder::Skipped;
 use crate::frontmatter::{self, Frontmatter};
 use crate::index::{
@@ -252,6 +253,7 @@ struct Inner {
     /// The 0.1.0 index and files, and the API catalog, when enabled.
     extra: Vec<Artifact>,
     /// What the folder walk left out, for a catalog read from disk.
+    #[cfg(feature = "fs")]
     skipped: Vec<Skipped>,
     base_path: String,
     index_url: String,
@@ -363,6 +365,8 @@ impl Catalog {
     /// ([`Catalog::from_dir`], [`SkillsFolder::builder`](crate::SkillsFolder::builder)):
     /// hidden files and folders, and subfolders without a `SKILL.md`. Empty for skills given
     /// in memory. None of it is an error; show it as warnings (see [`Catalog::from_dir`]).
+    #[cfg(feature = "fs")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
     #[must_use]
     pub fn skipped(&self) -> &[Skipped] {
         &self.0.skipped
@@ -402,6 +406,7 @@ pub struct CatalogBuilder {
     base_path: String,
     /// What the folder walk left out, when the skills came from
     /// [`SkillsFolder::builder`](crate::SkillsFolder::builder).
+    #[cfg(feature = "fs")]
     pub(crate) skipped: Vec<Skipped>,
 }
 
@@ -571,6 +576,7 @@ impl CatalogBuilder {
             skills,
             index,
             extra,
+            #[cfg(feature = "fs")]
             skipped: self.skipped.clone(),
             base_path: self.base_path.clone(),
             index_url: self.url_style.link_to(&self.base_path, INDEX_PATH),

@@ -101,9 +101,20 @@ impl fmt::Debug for Error {
     }
 }
 
-impl std::error::Error for Error {}
+/// The kind's source: the operating system's error for an I/O problem (`ErrorKind::Io`).
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.kind.source()
+    }
+}
 
 /// The kinds of problem a skill can have. Each message ends with how to fix it.
+///
+/// The kinds only a folder on disk can have (`Io`, `NotAFolder`, `MissingSkillMd`,
+/// `SkillMdCase`, `NameNotUtf8`, `SymlinkOutside`, `BrokenSymlink`, `LinkToHidden`,
+/// `SymlinkedFolder`, `NotARegularFile`) exist with the feature `fs`. Every kind is
+/// `Clone + Eq`, so tests compare errors whole; `Io` keeps the operating system's error in an
+/// [`Arc`](std::sync::Arc) for that (see `IoError`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -318,30 +329,37 @@ pub enum ErrorKind {
         /// What the archive writer said.
         message: String,
     },
-    /// A file or folder could not be read.
-    #[error("cannot be read: {message}; check that it exists and is readable")]
-    Io {
-        /// What the operating system said.
-        message: String,
-    },
+    /// A file or folder could not be read: the operating system's error with the path, kept as
+    /// this kind's [`source`](std::error::Error::source).
+    #[cfg(feature = "fs")]
+    #[error(
+        "cannot be read: {}; check that it exists and is readable",
+        .0.io_error()
+    )]
+    Io(#[source] crate::folder::IoError),
     /// The path given as a skills folder is not a folder.
+    #[cfg(feature = "fs")]
     #[error("is not a folder; give a skill folder or a folder of skill folders")]
     NotAFolder,
     /// A skill folder has no `SKILL.md`.
+    #[cfg(feature = "fs")]
     #[error("has no SKILL.md; add one, or move the folder out of the skills folder")]
     MissingSkillMd,
     /// A skill folder has `skill.md` or another spelling instead of `SKILL.md`.
+    #[cfg(feature = "fs")]
     #[error("is named `{found}`; rename it to `SKILL.md` (the name is case-sensitive)")]
     SkillMdCase {
         /// The name found.
         found: String,
     },
     /// A file or folder name is not valid UTF-8.
+    #[cfg(feature = "fs")]
     #[error(
         "has a name that is not valid UTF-8; rename it with ASCII letters, digits, `-`, `_` and `.`"
     )]
     NameNotUtf8,
     /// A symbolic link points outside the skill folder.
+    #[cfg(feature = "fs")]
     #[error(
         "is a symbolic link to `{target}`, outside the skill folder; copy the file into the folder instead"
     )]
@@ -350,21 +368,25 @@ pub enum ErrorKind {
         target: String,
     },
     /// A symbolic link points nowhere (or into a loop).
+    #[cfg(feature = "fs")]
     #[error("is a symbolic link to `{target}`, which does not exist; fix or remove the link")]
     BrokenSymlink {
         /// Where the link points, as written.
         target: String,
     },
     /// A symbolic link points to a hidden file, which would publish it under another name.
+    #[cfg(feature = "fs")]
     #[error("is a symbolic link to the hidden `{target}`, which is not published; remove the link")]
     LinkToHidden {
         /// Where the link points, as written.
         target: String,
     },
     /// A symbolic link points to a folder.
+    #[cfg(feature = "fs")]
     #[error("is a symbolic link to a folder, which is not followed; copy the folder instead")]
     SymlinkedFolder,
     /// Not a regular file, folder or link (a socket, a device, a pipe).
+    #[cfg(feature = "fs")]
     #[error("is not a regular file; remove it from the skill folder")]
     NotARegularFile,
     /// The base path given to [`CatalogBuilder::base_path`](crate::CatalogBuilder::base_path)

@@ -2,12 +2,14 @@
 //! [`Catalog::from_dir`](crate::Catalog::from_dir) share this walk, so a folder is judged the
 //! same at build time and at run time.
 //!
-//! This is the one module of the crate that touches the file system.
+//! This is the one module of the crate that touches the file system, and it is compiled only
+//! with the feature `fs` (on by default).
 
 use std::fmt;
 use std::fs;
-use std::io::Read;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Errors};
 use crate::file::{
@@ -43,6 +45,77 @@ impl SkillSource {
     #[must_use]
     pub fn file_sources(&self) -> &[PathBuf] {
         &self.file_sources
+    }
+}
+
+/// An I/O error with the path it happened at (the shape of ripgrep's `ignore::Error::WithPath`):
+/// the operating system's [`io::Error`] is kept whole, as [`source`](std::error::Error::source)
+/// and [`io_error`](Self::io_error), and the path is a field, not part of a string.
+///
+/// It is `Clone + Eq`, as every [`ErrorKind`] is, so that errors can be compared in tests and
+/// copied into reports; `io::Error` is neither, so it is shared behind an [`Arc`] and two
+/// errors are equal when their paths and their [`io::ErrorKind`]s are. The operating system's
+/// wording is left out of the comparison: it differs between systems for the same failure.
+/// (A separate error type for the walk would have split one list of problems, which the
+/// linter and the build script print together, into two.)
+///
+/// # Example
+///
+/// ```
+/// use skillpub_core::{ErrorKind, read_skills_folder};
+///
+/// let errors = read_skills_folder("no/such/folder").unwrap_err();
+/// let ErrorKind::Io(error) = errors.as_slice()[0].kind() else { panic!("{errors}") };
+/// assert_eq!(error.path(), std::path::Path::new("no/such/folder"));
+/// assert_eq!(error.io_error().kind(), std::io::ErrorKind::NotFound);
+/// assert!(std::error::Error::source(&errors.as_slice()[0]).is_some());
+/// ```
+#[derive(Debug, Clone)]
+pub struct IoError {
+    path: PathBuf,
+    source: Arc<io::Error>,
+}
+
+impl IoError {
+    pub(crate) fn new(path: &Path, source: io::Error) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            source: Arc::new(source),
+        }
+    }
+
+    /// The file or folder that could not be read.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// What the operating system said.
+    #[must_use]
+    pub fn io_error(&self) -> &io::Error {
+        &self.source
+    }
+}
+
+/// Equal when the paths and the [`io::ErrorKind`]s are.
+impl PartialEq for IoError {
+    fn eq(&self, other: &Self) -> bool {
+        self.path == other.path && self.source.kind() == other.source.kind()
+    }
+}
+
+impl Eq for IoError {}
+
+/// `PATH: REASON`.
+impl fmt::Display for IoError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.source)
+    }
+}
+
+impl std::error::Error for IoError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.source)
     }
 }
 
@@ -193,9 +266,7 @@ impl SkillsFolder {
         let root = root.as_ref();
         let mut walk = Walk::default();
         let result = match fs::metadata(root) {
-            Err(error) => Err(ErrorKind::Io {
-                message: error.to_string(),
-            }),
+            Err(error) => Err(ErrorKind::Io(IoError::new(root, error))),
             Ok(meta) if !meta.is_dir() => Err(ErrorKind::NotAFolder),
             Ok(_) => Ok(()),
         };
@@ -304,8 +375,7 @@ impl Walk {
         let read = match fs::read_dir(folder) {
             Ok(read) => read,
             Err(error) => {
-                let message = error.to_string();
-                self.fail(&skill, folder, ErrorKind::Io { message });
+                self.fail(&skill, folder, ErrorKind::Io(IoError::new(folder, error)));
                 return Vec::new();
             }
         };
@@ -314,8 +384,7 @@ impl Walk {
             let entry = match entry {
                 Ok(entry) => entry,
                 Err(error) => {
-                    let message = error.to_string();
-                    self.fail(&skill, folder, ErrorKind::Io { message });
+                    self.fail(&skill, folder, ErrorKind::Io(IoError::new(folder, error)));
                     continue;
                 }
             };
@@ -470,8 +539,7 @@ impl Walk {
             }
             Ok(content) => Some(content),
             Err(error) => {
-                let message = error.to_string();
-                self.fail(skill, path, ErrorKind::Io { message });
+                self.fail(skill, path, ErrorKind::Io(IoError::new(path, error)));
                 None
             }
         }
@@ -489,8 +557,7 @@ impl Walk {
         let link = match fs::symlink_metadata(path) {
             Ok(meta) => meta,
             Err(error) => {
-                let message = error.to_string();
-                self.fail(skill, path, ErrorKind::Io { message });
+                self.fail(skill, path, ErrorKind::Io(IoError::new(path, error)));
                 return None;
             }
         };
@@ -521,8 +588,7 @@ impl Walk {
         let meta = match fs::metadata(&source) {
             Ok(meta) => meta,
             Err(error) => {
-                let message = error.to_string();
-                self.fail(skill, path, ErrorKind::Io { message });
+                self.fail(skill, path, ErrorKind::Io(IoError::new(path, error)));
                 return None;
             }
         };

@@ -1,7 +1,8 @@
 //! Agent Skills as data: `SKILL.md` frontmatter, validation, digests and the discovery index.
 //!
-//! This crate knows no HTTP framework and does no I/O, except [`SkillsFolder`] and
-//! [`Catalog::from_dir`], which read a skills folder from disk. It turns the bytes of each skill's
+//! This crate knows no HTTP framework and does no I/O, except the folder walk behind the
+//! feature `fs` (`Catalog::from_dir`, `SkillsFolder`), which reads a skills folder from disk.
+//! It turns the bytes of each skill's
 //! `SKILL.md` into a [`Catalog`]: every frontmatter parsed and checked against the
 //! [Agent Skills specification] and the [discovery draft 0.2.0], every artifact hashed from the
 //! exact bytes that will be served, and the `index.json` rendered once. Web crates such as
@@ -96,8 +97,16 @@
 //! files give the same bytes and digests on every build and machine. Its `SKILL.md` and each
 //! file are also served on their own.
 //!
+//! # Crate features
+//!
+//! | Name | Description | Default |
+//! |---|---|---|
+//! | `fs` | Reading skill folders from disk: `Catalog::from_dir`, `SkillsFolder`, `read_skills_folder`, `Catalog::skipped`, and the problems only a folder can have (`ErrorKind::Io` and the other kinds marked `fs`). Without it the crate has no file-system code at all, as ripgrep's `globset` has none: parsing, validation, the catalog, the index and the archives work on bytes in memory. | yes |
+//!
 //! [Agent Skills specification]: https://agentskills.io/specification
 //! [discovery draft 0.2.0]: https://github.com/cloudflare/agent-skills-discovery-rfc
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod api_catalog;
 mod archive;
@@ -106,6 +115,7 @@ mod catalog;
 mod digest;
 mod error;
 mod file;
+#[cfg(feature = "fs")]
 mod folder;
 mod frontmatter;
 mod index;
@@ -128,7 +138,9 @@ pub use error::{Error, ErrorKind, Errors};
 pub use file::{
     MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, PathProblem, SKILL_MD, SkillFile, validate_file_path,
 };
-pub use folder::{SkillSource, SkillsFolder, Skipped, read_skills_folder};
+#[cfg(feature = "fs")]
+#[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
+pub use folder::{IoError, SkillSource, SkillsFolder, Skipped, read_skills_folder};
 pub use frontmatter::Frontmatter;
 pub use index::{
     ArchiveFormat, INDEX_PATH, SCHEMA_URI, TYPE_ARCHIVE, TYPE_SKILL_MD, UrlStyle, WELL_KNOWN_PATH,

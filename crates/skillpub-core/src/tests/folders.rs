@@ -1,7 +1,37 @@
 //! Reading skills from disk: what is read, what is skipped and what is refused.
 
-use super::Scratch;
 use crate::{Catalog, ErrorKind, Errors, PathProblem, Skill, SkillFile, read_skills_folder};
+
+/// A fresh folder under the system's temporary folder, removed when dropped.
+struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let path = std::env::temp_dir().join(format!(
+            "skillpub-core-{name}-{}-{nanos}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&path).unwrap();
+        Self(path)
+    }
+
+    /// Writes a file, creating its folders.
+    fn write(&self, relative: &str, bytes: impl AsRef<[u8]>) -> std::path::PathBuf {
+        let path = self.0.join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
 
 fn skill_md(name: &str) -> String {
     format!("---\nname: {name}\ndescription: Does {name}.\n---\nSteps.\n")
@@ -298,7 +328,7 @@ fn a_missing_folder_or_a_file_is_an_error() {
         [ErrorKind::NotAFolder]
     );
     let missing = read_skills_folder(dir.0.join("nope")).unwrap_err();
-    assert!(matches!(kinds(&missing)[..], [ErrorKind::Io { .. }]));
+    assert!(matches!(kinds(&missing)[..], [ErrorKind::Io(_)]));
 }
 
 #[test]
