@@ -46,7 +46,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use skillpub_core::{CatalogBuilder, Errors, SkillsFolder, read_skills_folder};
+use skillpub_core::{Errors, SkillsFolder, read_skills_folder};
 
 /// The file written to `OUT_DIR` for a static named `name`, which
 /// [`skillpub_core::include_skills!`] includes: `skillpub_SKILLS.rs` by default.
@@ -168,11 +168,10 @@ impl Embed {
         }
         let dir = root.join(&self.dir);
         let folder = read_skills_folder(&dir)?;
-        let mut builder = CatalogBuilder::new();
-        builder
-            .skills(folder.skills().iter().map(|source| source.skill().clone()))
-            .allow_unknown_fields(self.allow_unknown_fields);
-        builder.build()?;
+        folder
+            .builder()
+            .allow_unknown_fields(self.allow_unknown_fields)
+            .check()?;
         Ok(Generated {
             code: self.code(&folder, root)?,
             watched: watched(&folder),

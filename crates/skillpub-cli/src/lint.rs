@@ -55,11 +55,11 @@ pub(crate) fn run(args: &Args) -> bool {
         problems.extend(found.errors().iter().map(Problem::from));
         skills += found.skills().len();
         skipped.extend(found.skipped().iter().map(|s| s.path.display().to_string()));
-        let built = found
+        let checked = found
             .builder()
             .allow_unknown_fields(args.allow_unknown_fields)
-            .build();
-        if let Err(errors) = built {
+            .check();
+        if let Err(errors) = checked {
             problems.extend(errors.as_slice().iter().map(Problem::from));
         }
         if found.skills().is_empty() && found.errors().is_empty() {

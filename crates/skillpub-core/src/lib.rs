@@ -70,6 +70,15 @@
 //!   entries), no hidden parts, no two differing only in case; at most 512 files and 16 MiB
 //!   per skill, `SKILL.md` included (the SEP-2640 limits).
 //!
+//! # One `SKILL.md`
+//!
+//! [`SkillMd::parse`] reads and checks a single `SKILL.md` with the rules above, as a client
+//! does with a file it fetched. The catalog runs every skill's `SKILL.md` through the same
+//! pipeline (its options are a [`SkillMdParser`]), then the rules of supporting files, paths
+//! and limits, which are written once, in [`validate_file_path`] and the catalog's file
+//! check, whether the skill came from memory, from `build.rs` or from a folder, then the
+//! rules across skills. [`CatalogBuilder::check`] runs every rule and builds nothing.
+//!
 //! # Nesting under a prefix
 //!
 //! A router mounted under a path prefix (axum's `nest("/tenant", ..)`) serves the same paths,
@@ -123,6 +132,7 @@ mod legacy;
 mod media;
 mod origin;
 mod skill;
+mod skill_md;
 mod validate;
 mod yaml;
 
@@ -150,6 +160,7 @@ pub use legacy::{LEGACY_INDEX_PATH, LEGACY_PATH};
 pub use media::{GZIP, JSON, MARKDOWN, OCTET_STREAM, PLAIN_TEXT, ZIP, is_text, media_type};
 pub use origin::{DEV_PORTS, Origin, OriginError, is_local_host, is_local_ip};
 pub use skill::Skill;
+pub use skill_md::{SkillMd, SkillMdParser};
 pub use validate::{
     ALLOWED_FIELDS, MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH,
     validate_name,

@@ -93,11 +93,7 @@ impl Skill {
     /// folder, or an empty one, was given.
     #[must_use]
     pub fn folder_name(&self) -> Option<&str> {
-        let folder = self.folder()?.trim_end_matches(['/', '\\']);
-        folder
-            .rsplit(['/', '\\'])
-            .next()
-            .filter(|name| !name.is_empty())
+        folder_name(self.folder()?)
     }
 
     /// The exact bytes of the `SKILL.md`.
@@ -114,10 +110,24 @@ impl Skill {
 
     /// How errors refer to a file of this skill, such as `skills/pdf/SKILL.md`.
     pub(crate) fn file_label(&self, path: &str) -> String {
-        match self.folder() {
-            Some(folder) => format!("{}/{path}", folder.trim_end_matches(['/', '\\'])),
-            None => path.to_owned(),
-        }
+        file_label(self.folder(), path)
+    }
+}
+
+/// The last component of a folder, or `None` when there is none (`""`, `/`).
+pub(crate) fn folder_name(folder: &str) -> Option<&str> {
+    folder
+        .trim_end_matches(['/', '\\'])
+        .rsplit(['/', '\\'])
+        .next()
+        .filter(|name| !name.is_empty())
+}
+
+/// How errors refer to a file of a skill from `folder`, such as `skills/pdf/SKILL.md`.
+pub(crate) fn file_label(folder: Option<&str>, path: &str) -> String {
+    match folder {
+        Some(folder) => format!("{}/{path}", folder.trim_end_matches(['/', '\\'])),
+        None => path.to_owned(),
     }
 }
 

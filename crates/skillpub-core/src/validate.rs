@@ -116,27 +116,21 @@ fn suggest_name(name: &str) -> Option<String> {
     (!suggestion.is_empty()).then(|| suggestion.to_owned())
 }
 
-/// Options that relax the rules.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Rules {
-    pub(crate) allow_unknown_fields: bool,
+/// Every top-level field that the specification does not define.
+pub(crate) fn unknown_fields(json: &Map<String, Value>) -> Vec<Problem> {
+    json.keys()
+        .filter(|key| !ALLOWED_FIELDS.contains(&key.as_str()))
+        .map(|key| (Some(key.clone()), ErrorKind::UnknownField))
+        .collect()
 }
 
-/// Reads and checks every field. `folder` is the skill's folder name when it is known.
+/// Reads and checks every field the specification defines. `folder` is the skill's folder
+/// name when it is known.
 pub(crate) fn frontmatter(
     json: Map<String, Value>,
     folder: Option<&str>,
-    rules: Rules,
 ) -> Result<Frontmatter, Vec<Problem>> {
     let mut problems = Vec::new();
-    if !rules.allow_unknown_fields {
-        for key in json
-            .keys()
-            .filter(|key| !ALLOWED_FIELDS.contains(&key.as_str()))
-        {
-            problems.push((Some(key.clone()), ErrorKind::UnknownField));
-        }
-    }
     let mut report = |field: &str, kind| problems.push((Some(field.to_owned()), kind));
 
     let name = required_string(&json, "name", &mut report);

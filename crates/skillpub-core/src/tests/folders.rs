@@ -200,18 +200,21 @@ fn special_files_are_refused() {
 }
 
 #[test]
-fn paths_a_url_cannot_carry_are_refused() {
+fn paths_a_url_cannot_carry_are_read_then_refused_by_the_catalog_rule() {
     let dir = Scratch::new("bad-path");
     dir.write("pdf/SKILL.md", skill_md("pdf"));
     dir.write("pdf/my notes.md", "x");
-    let errors = read_skills_folder(&dir.0).unwrap_err();
+    let folder = read_skills_folder(&dir.0).unwrap();
+    let errors = folder.catalog().unwrap_err();
     assert!(matches!(
         &kinds(&errors)[..],
         [ErrorKind::FilePath {
             problem: PathProblem::Characters { .. }
         }]
     ));
-    assert!(errors.to_string().contains("my notes.md"), "{errors}");
+    let file = errors.as_slice()[0].file();
+    assert_eq!(file, format!("{}/pdf/my notes.md", dir.0.display()));
+    assert_eq!(Catalog::from_dir(&dir.0).unwrap_err(), errors);
 }
 
 #[test]
@@ -303,11 +306,12 @@ fn broken_links_links_to_hidden_files_and_linked_skill_folders_are_refused() {
     assert_eq!(found.len(), 3, "{errors}");
 }
 
+#[cfg(unix)]
 #[test]
 fn a_skill_with_a_refused_file_is_still_read_for_linting() {
     let dir = Scratch::new("lint-partial");
     dir.write("pdf/SKILL.md", "---\nname: PDF\ndescription: d\n---\n");
-    dir.write("pdf/bad name.md", "x");
+    std::os::unix::fs::symlink("missing.md", dir.0.join("pdf/dangling.md")).unwrap();
     dir.write("pdf/good.md", "x");
     let folder = crate::SkillsFolder::read(&dir.0);
     assert_eq!(folder.errors().len(), 1);
@@ -383,6 +387,32 @@ fn the_size_limit_counts_every_byte() {
             "the largest files are `assets/big.bin` (16.0 MiB), `SKILL.md` (48 bytes), `assets/one.bin` (1 byte)"
         ),
         "{errors}"
+    );
+}
+
+#[test]
+fn a_skill_over_the_size_limit_is_refused_before_its_files_are_read() {
+    let dir = Scratch::new("huge");
+    let skill_md = skill_md("pdf");
+    dir.write("pdf/SKILL.md", &skill_md);
+    let huge = dir.write("pdf/assets/huge.bin", "");
+    // A sparse gigabyte: no disk space, but reading it would take a gigabyte of memory.
+    let gigabyte = 1 << 30;
+    std::fs::File::options()
+        .write(true)
+        .open(&huge)
+        .unwrap()
+        .set_len(gigabyte)
+        .unwrap();
+    let folder = crate::SkillsFolder::read(&dir.0);
+    let kinds: Vec<&ErrorKind> = folder.errors().iter().map(crate::Error::kind).collect();
+    assert!(
+        matches!(kinds[..], [ErrorKind::TooLarge { bytes, .. }] if *bytes == gigabyte + skill_md.len() as u64),
+        "{kinds:?}"
+    );
+    assert!(
+        folder.skills()[0].skill().files().is_empty(),
+        "only SKILL.md is read"
     );
 }
 

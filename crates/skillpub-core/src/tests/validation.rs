@@ -706,3 +706,25 @@ fn yaml_errors_carry_the_parser_position() {
     let message = errors.as_slice()[0].to_string();
     assert!(message.contains("at line 3, column 22"), "{message}");
 }
+
+#[test]
+fn check_reports_what_build_reports_and_builds_nothing() {
+    let mut builder = CatalogBuilder::new();
+    builder
+        .skill(Skill::from_static_in(
+            "one/a",
+            "---\nname: a\ndescription: d\n---\n",
+        ))
+        .skill(Skill::from_static_in(
+            "two/a",
+            "---\nname: a\ndescription: d\n---\n",
+        ))
+        .skill(Skill::from_static_in("bad", "---\nname: Bad\n---\n"))
+        .base_path("tenant");
+    let built = builder.build().unwrap_err();
+    assert_eq!(builder.check().unwrap_err(), built);
+    assert_eq!(built.len(), 5, "{built}");
+    let mut fine = CatalogBuilder::new();
+    fine.skill(Skill::from_static("---\nname: a\ndescription: d\n---\n"));
+    assert_eq!(fine.check(), Ok(()));
+}
