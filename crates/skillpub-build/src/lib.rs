@@ -52,7 +52,9 @@ use skillpub_core::{Errors, SkillsFolder, read_skills_folder};
 /// [`skillpub_core::include_skills!`] includes: `skillpub_SKILLS.rs` by default.
 #[must_use]
 pub fn generated_file(static_name: &str) -> String {
-    format!("skillpub_{static_name}.rs")
+    // The name is defined once, by the macro that `include_skills!` expands; given `{}`, it
+    // spells the pattern.
+    skillpub_core::__generated_file!({}).replacen("{}", static_name, 1)
 }
 
 /// Embeds the skills in `dir` (relative to the crate root) with the default options: a

@@ -195,10 +195,20 @@ macro_rules! include_skills {
     ($name:ident) => {
         ::core::include!(::core::concat!(
             ::core::env!("OUT_DIR"),
-            "/skillpub_",
-            ::core::stringify!($name),
-            ".rs"
+            "/",
+            $crate::__generated_file!($name)
         ));
+    };
+}
+
+/// The name of the file that `skillpub-build` writes to `OUT_DIR` for the static `$name` and
+/// [`include_skills!`] includes, such as `skillpub_SKILLS.rs`: its one definition.
+/// `skillpub_build::generated_file` gives it `{}` and fills in the name at run time.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __generated_file {
+    ($name:tt) => {
+        ::core::concat!("skillpub_", ::core::stringify!($name), ".rs")
     };
 }
 
