@@ -388,25 +388,30 @@ mod tests {
     }
 
     #[test]
-    fn invalid_skills_are_reported_with_the_catalog_messages() {
+    fn invalid_skills_are_reported_with_every_catalog_problem() {
         let root = Scratch::new("invalid");
         root.write(
             "skills/pdf/SKILL.md",
             "---\nname: PDF\ndescription: d\n---\n",
         );
         root.write("skills/pdf/my notes.md", "x");
-        let errors = Embed::new("skills").generate(&root.0).unwrap_err();
-        let text = errors.to_string();
-        assert!(text.contains("my notes.md"), "{text}");
-        let errors = {
-            std::fs::remove_file(root.0.join("skills/pdf/my notes.md")).unwrap();
-            Embed::new("skills").generate(&root.0).unwrap_err()
+        let Err(EmbedError::Skills(errors)) = Embed::new("skills").generate(&root.0) else {
+            panic!("the skills are invalid");
         };
-        assert!(
-            errors
-                .to_string()
-                .contains("field `name`: `PDF` has uppercase letters"),
-            "{errors}"
+        let found: Vec<(&str, &str)> = errors
+            .as_slice()
+            .iter()
+            .map(|error| (error.file(), error.code()))
+            .collect();
+        let skill_md = root.0.join("skills/pdf/SKILL.md");
+        let notes = root.0.join("skills/pdf/my notes.md");
+        assert_eq!(
+            found,
+            [
+                (skill_md.to_str().unwrap(), "name.uppercase"),
+                (skill_md.to_str().unwrap(), "name.folder-mismatch"),
+                (notes.to_str().unwrap(), "file.path"),
+            ]
         );
     }
 

@@ -79,6 +79,10 @@
 //! check, whether the skill came from memory, from `build.rs` or from a folder, then the
 //! rules across skills. [`CatalogBuilder::check`] runs every rule and builds nothing.
 //!
+//! # Problem codes
+//!
+#![doc = include_str!("docs/codes.md")]
+//!
 //! # Nesting under a prefix
 //!
 //! A router mounted under a path prefix (axum's `nest("/tenant", ..)`) serves the same paths,

@@ -1,6 +1,7 @@
 //! Tests of the crate as a whole, by topic.
 
 mod archives;
+mod codes;
 mod extras;
 #[cfg(feature = "fs")]
 mod folders;
