@@ -9,9 +9,7 @@ use crate::archive;
 use crate::base_path;
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind, Errors};
-use crate::file::{self, SKILL_MD};
-#[cfg(feature = "fs")]
-use crate::folder::Skipped;
+use crate::file::SKILL_MD;
 use crate::frontmatter::Frontmatter;
 use crate::index::{
     self, ArchiveFormat, INDEX_PATH, TYPE_ARCHIVE, TYPE_SKILL_MD, UrlStyle, WELL_KNOWN_PATH,
@@ -19,7 +17,10 @@ use crate::index::{
 use crate::legacy::{self, LEGACY_INDEX_PATH, LEGACY_PATH};
 use crate::media;
 use crate::skill::Skill;
+use crate::skill_files;
 use crate::skill_md::{Label, NO_FOLDER, SkillMd, SkillMdParser};
+#[cfg(feature = "fs")]
+use crate::skipped::Skipped;
 
 /// Bytes served at one path, with their media type and the digest of exactly those bytes.
 ///
@@ -590,7 +591,7 @@ impl CatalogBuilder {
             Ok(skill_md) => skill_md.name(),
             Err(problems) => problems.name.as_deref().unwrap_or(&label.skill),
         };
-        let file_problems: Vec<Error> = file::check(skill.skill_md(), skill.files())
+        let file_problems: Vec<Error> = skill_files::check(skill.skill_md(), skill.files())
             .into_iter()
             .map(|(path, kind)| Error::new(name, &skill.file_label(&path), None, kind))
             .collect();

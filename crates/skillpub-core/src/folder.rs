@@ -5,16 +5,17 @@
 //! This is the one module of the crate that touches the file system, and it is compiled only
 //! with the feature `fs` (on by default).
 
-use std::fmt;
 use std::fs;
-use std::io::{self, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
+use crate::catalog::{Catalog, CatalogBuilder};
 use crate::error::{Error, ErrorKind, Errors};
-use crate::file::{self, MAX_BYTES_PER_SKILL, SKILL_MD, SkillFile};
+use crate::file::{MAX_BYTES_PER_SKILL, SKILL_MD, SkillFile};
+use crate::io_error::IoError;
 use crate::skill::Skill;
-use crate::{Catalog, CatalogBuilder};
+use crate::skill_files;
+use crate::skipped::Skipped;
 
 /// A skill read from disk, with where each of its files came from.
 #[derive(Debug, Clone)]
@@ -42,110 +43,6 @@ impl SkillSource {
     #[must_use]
     pub fn file_sources(&self) -> &[PathBuf] {
         &self.file_sources
-    }
-}
-
-/// An I/O error with the path it happened at (the shape of ripgrep's `ignore::Error::WithPath`):
-/// the operating system's [`io::Error`] is kept whole, as [`source`](std::error::Error::source)
-/// and [`io_error`](Self::io_error), and the path is a field, not part of a string.
-///
-/// It is `Clone + Eq`, as every [`ErrorKind`] is, so that errors can be compared in tests and
-/// copied into reports; `io::Error` is neither, so it is shared behind an [`Arc`] and two
-/// errors are equal when their paths and their [`io::ErrorKind`]s are. The operating system's
-/// wording is left out of the comparison: it differs between systems for the same failure.
-/// (A separate error type for the walk would have split one list of problems, which the
-/// linter and the build script print together, into two.)
-///
-/// # Example
-///
-/// ```
-/// use skillpub_core::{ErrorKind, read_skills_folder};
-///
-/// let errors = read_skills_folder("no/such/folder").unwrap_err();
-/// let ErrorKind::Io(error) = errors.as_slice()[0].kind() else { panic!("{errors}") };
-/// assert_eq!(error.path(), std::path::Path::new("no/such/folder"));
-/// assert_eq!(error.io_error().kind(), std::io::ErrorKind::NotFound);
-/// assert!(std::error::Error::source(&errors.as_slice()[0]).is_some());
-/// ```
-#[derive(Debug, Clone)]
-pub struct IoError {
-    path: PathBuf,
-    source: Arc<io::Error>,
-}
-
-impl IoError {
-    pub(crate) fn new(path: &Path, source: io::Error) -> Self {
-        Self {
-            path: path.to_path_buf(),
-            source: Arc::new(source),
-        }
-    }
-
-    /// The file or folder that could not be read.
-    #[must_use]
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// What the operating system said.
-    #[must_use]
-    pub fn io_error(&self) -> &io::Error {
-        &self.source
-    }
-}
-
-/// Equal when the paths and the [`io::ErrorKind`]s are.
-impl PartialEq for IoError {
-    fn eq(&self, other: &Self) -> bool {
-        self.path == other.path && self.source.kind() == other.source.kind()
-    }
-}
-
-impl Eq for IoError {}
-
-/// `PATH: REASON`.
-impl fmt::Display for IoError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.source)
-    }
-}
-
-impl std::error::Error for IoError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&*self.source)
-    }
-}
-
-/// A file or folder that was left out, and why. It is not an error, but worth a warning:
-/// its `Display` is one line for that, `skipped PATH (REASON)`.
-///
-/// # Example
-///
-/// ```
-/// # let dir = std::env::temp_dir().join(format!("skillpub-skipped-doc-{}", std::process::id()));
-/// # std::fs::create_dir_all(dir.join("pdf")).unwrap();
-/// # std::fs::create_dir_all(dir.join("shared")).unwrap();
-/// # std::fs::write(dir.join("pdf/SKILL.md"), "---\nname: pdf\ndescription: Reads PDFs.\n---\n").unwrap();
-/// let catalog = skillpub_core::Catalog::from_dir(&dir)?;
-/// let warnings: Vec<String> = catalog.skipped().iter().map(ToString::to_string).collect();
-/// assert_eq!(warnings, [format!(
-///     "skipped {} (the folder has no SKILL.md, so it is not a skill)",
-///     dir.join("shared").display(),
-/// )]);
-/// # std::fs::remove_dir_all(&dir).unwrap();
-/// # Ok::<(), skillpub_core::Errors>(())
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Skipped {
-    /// The path left out.
-    pub path: PathBuf,
-    /// Why.
-    pub reason: &'static str,
-}
-
-impl fmt::Display for Skipped {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "skipped {} ({})", self.path.display(), self.reason)
     }
 }
 
@@ -465,7 +362,7 @@ impl Walk {
         let sizes: Vec<(&str, u64)> = std::iter::once((SKILL_MD, skill_md_len))
             .chain(found.iter().map(|(path, .., len)| (path.as_str(), *len)))
             .collect();
-        let over_limits = file::over_limits(&sizes);
+        let over_limits = skill_files::over_limits(&sizes);
         let within_limits = over_limits.is_empty();
         for kind in over_limits {
             self.fail(&name, &root.join(SKILL_MD), kind);

@@ -132,11 +132,16 @@ mod file;
 mod folder;
 mod frontmatter;
 mod index;
+#[cfg(feature = "fs")]
+mod io_error;
 mod legacy;
 mod media;
 mod origin;
 mod skill;
+mod skill_files;
 mod skill_md;
+#[cfg(feature = "fs")]
+mod skipped;
 mod validate;
 mod yaml;
 
@@ -154,17 +159,23 @@ pub use file::{
 };
 #[cfg(feature = "fs")]
 #[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
-pub use folder::{IoError, SkillSource, SkillsFolder, Skipped, read_skills_folder};
+pub use folder::{SkillSource, SkillsFolder, read_skills_folder};
 pub use frontmatter::Frontmatter;
 pub use index::{
     ArchiveFormat, INDEX_PATH, SCHEMA_URI, TYPE_ARCHIVE, TYPE_SKILL_MD, UrlStyle, WELL_KNOWN_PATH,
     skill_md_path,
 };
+#[cfg(feature = "fs")]
+#[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
+pub use io_error::IoError;
 pub use legacy::{LEGACY_INDEX_PATH, LEGACY_PATH};
 pub use media::{GZIP, JSON, MARKDOWN, OCTET_STREAM, PLAIN_TEXT, ZIP, is_text, media_type};
 pub use origin::{DEV_PORTS, Origin, OriginError, is_local_host, is_local_ip};
 pub use skill::Skill;
 pub use skill_md::{SkillMd, SkillMdParser};
+#[cfg(feature = "fs")]
+#[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
+pub use skipped::Skipped;
 pub use validate::{
     ALLOWED_FIELDS, MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH,
     validate_name,
