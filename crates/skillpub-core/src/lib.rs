@@ -2,11 +2,11 @@
 //!
 //! This crate knows no HTTP framework and does no I/O, except the folder walk behind the
 //! feature `fs` (`Catalog::from_dir`, `SkillsFolder`), which reads a skills folder from disk.
-//! It turns the bytes of each skill's
-//! `SKILL.md` into a [`Catalog`]: every frontmatter parsed and checked against the
-//! [Agent Skills specification] and the [discovery draft 0.2.0], every artifact hashed from the
-//! exact bytes that will be served, and the `index.json` rendered once. Web crates such as
-//! `skillpub-axum` then answer requests from the catalog without further work.
+//! It turns the bytes of each skill's `SKILL.md` into a [`Catalog`]: every frontmatter parsed
+//! and checked against the [Agent Skills specification] and the [discovery draft 0.2.0], every
+//! artifact hashed from the exact bytes that will be served, and the `index.json` rendered
+//! once. Web crates such as `skillpub-axum` then answer requests from the catalog without
+//! further work.
 //!
 //! # Example
 //!
@@ -74,10 +74,10 @@
 //!
 //! [`SkillMd::parse`] reads and checks a single `SKILL.md` with the rules above, as a client
 //! does with a file it fetched. The catalog runs every skill's `SKILL.md` through the same
-//! pipeline (its options are a [`SkillMdParser`]), then the rules of supporting files, paths
-//! and limits, which are written once, in [`validate_file_path`] and the catalog's file
-//! check, whether the skill came from memory, from `build.rs` or from a folder, then the
-//! rules across skills. [`CatalogBuilder::check`] runs every rule and builds nothing.
+//! pipeline (its options are a [`SkillMdParser`]), then the rules of the supporting files
+//! (paths, see [`validate_file_path`], and limits), which are written once and hold for every
+//! skill, from memory, from `build.rs` or from a folder, then the rules across skills.
+//! [`CatalogBuilder::check`] runs every rule and builds nothing.
 //!
 //! # Problem codes
 //!
