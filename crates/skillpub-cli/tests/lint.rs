@@ -1,20 +1,33 @@
 //! `skillpub lint`: every problem as `path: field: message [code]`, exit 1 on any error.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
 
-fn lint(args: &[&str]) -> (bool, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_skillpub"))
+/// Runs `skillpub lint ARGS`.
+fn run_lint(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skillpub"))
         .arg("lint")
         .args(args)
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// Lints and returns the exit status and the text printed.
+fn lint(args: &[&str]) -> (bool, String) {
+    let output = run_lint(args);
     (
         output.status.success(),
         String::from_utf8_lossy(&output.stdout).into_owned(),
     )
+}
+
+/// Lints with `--format json` and returns the exit status and the report.
+fn lint_json(args: &[&str]) -> (bool, serde_json::Value) {
+    let output = run_lint(&[&["--format", "json"], args].concat());
+    let report = serde_json::from_slice(&output.stdout).unwrap();
+    (output.status.success(), report)
 }
 
 /// A scratch folder of skills, removed at the end.
@@ -105,17 +118,6 @@ fn every_problem_of_every_skill_is_a_line_naming_path_field_and_code() {
         "the whole line: path, message, code"
     );
     assert_eq!(lines[4], "4 problems");
-}
-
-/// Lints with `--format json` and returns the exit status and the report.
-fn lint_json(args: &[&str]) -> (bool, serde_json::Value) {
-    let output = Command::new(env!("CARGO_BIN_EXE_skillpub"))
-        .args(["lint", "--format", "json"])
-        .args(args)
-        .output()
-        .unwrap();
-    let report = serde_json::from_slice(&output.stdout).unwrap();
-    (output.status.success(), report)
 }
 
 /// Each problem of a JSON report as (field, code).

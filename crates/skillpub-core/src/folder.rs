@@ -160,7 +160,7 @@ impl SkillsFolder {
     #[must_use]
     pub fn read(root: impl AsRef<Path>) -> Self {
         let root = root.as_ref();
-        let mut walk = Walk::default();
+        let mut walk = Self::default();
         let result = match fs::metadata(root) {
             Err(error) => Err(ErrorKind::Io(IoError::new(root, error))),
             Ok(meta) if !meta.is_dir() => Err(ErrorKind::NotAFolder),
@@ -169,7 +169,7 @@ impl SkillsFolder {
         if let Err(kind) = result {
             let label = root.display().to_string();
             walk.errors.push(Error::new(&label, &label, None, kind));
-            return walk.into_folder();
+            return walk;
         }
         walk.folders.push(root.to_path_buf());
         if has_skill_md(root) {
@@ -192,7 +192,7 @@ impl SkillsFolder {
                 }
             }
         }
-        walk.into_folder()
+        walk
     }
 
     /// The problems found while reading.
@@ -236,14 +236,6 @@ impl Catalog {
 /// The bytes a skill may still read.
 struct Budget(u64);
 
-#[derive(Default)]
-struct Walk {
-    skills: Vec<SkillSource>,
-    skipped: Vec<Skipped>,
-    folders: Vec<PathBuf>,
-    errors: Vec<Error>,
-}
-
 /// A directory entry that passed the name checks.
 struct Entry {
     path: PathBuf,
@@ -252,16 +244,8 @@ struct Entry {
     is_symlink: bool,
 }
 
-impl Walk {
-    fn into_folder(self) -> SkillsFolder {
-        SkillsFolder {
-            skills: self.skills,
-            skipped: self.skipped,
-            folders: self.folders,
-            errors: self.errors,
-        }
-    }
-
+/// The walk, which fills a `SkillsFolder` as it goes.
+impl SkillsFolder {
     fn fail(&mut self, skill: &str, path: &Path, kind: ErrorKind) {
         let label = path.display().to_string();
         self.errors.push(Error::new(skill, &label, None, kind));
@@ -371,7 +355,7 @@ impl Walk {
             return;
         }
         let mut budget = Budget(MAX_BYTES_PER_SKILL);
-        let Some(skill_md) = self.read(&name, &skill_md_path, &mut budget) else {
+        let Some(skill_md) = self.read_file(&name, &skill_md_path, &mut budget) else {
             return;
         };
         let mut files = Vec::new();
@@ -379,7 +363,7 @@ impl Walk {
         if within_limits {
             found.sort_by(|a, b| a.0.cmp(&b.0));
             for (relative, source, executable, _) in found {
-                if let Some(content) = self.read(&name, &source, &mut budget) {
+                if let Some(content) = self.read_file(&name, &source, &mut budget) {
                     files.push(SkillFile::new(relative, content, executable));
                     file_sources.push(source);
                 }
@@ -395,7 +379,7 @@ impl Walk {
 
     /// Reads a file, at most one byte past what is left of the skill's budget: enough for the
     /// catalog to see the limit broken, never more. A read error is reported.
-    fn read(&mut self, skill: &str, path: &Path, budget: &mut Budget) -> Option<Vec<u8>> {
+    fn read_file(&mut self, skill: &str, path: &Path, budget: &mut Budget) -> Option<Vec<u8>> {
         let result = fs::File::open(path).and_then(|file| {
             let mut content = Vec::new();
             file.take(budget.0 + 1).read_to_end(&mut content)?;
@@ -497,9 +481,9 @@ mod tests {
     fn a_read_stops_one_byte_past_the_budget_so_the_catalog_sees_the_limit_broken() {
         let path = std::env::temp_dir().join(format!("skillpub-budget-{}", std::process::id()));
         fs::write(&path, b"0123456789").unwrap();
-        let mut walk = Walk::default();
+        let mut walk = SkillsFolder::default();
         let mut budget = Budget(4);
-        let read = walk.read("pdf", &path, &mut budget);
+        let read = walk.read_file("pdf", &path, &mut budget);
         fs::remove_file(&path).unwrap();
         assert_eq!(read.as_deref(), Some(&b"01234"[..]));
         assert_eq!(budget.0, 0);
