@@ -126,7 +126,9 @@ fn has_skill_md(folder: &Path) -> bool {
 }
 
 /// Reads a skill folder (one that holds a `SKILL.md`) or a folder of skill folders, and
-/// fails on any problem; see [`SkillsFolder::read`] for what is read, skipped and refused.
+/// fails on any problem of the walk; see [`SkillsFolder::read`] for what is read, skipped and
+/// refused. The skills themselves are judged by the catalog built from it
+/// ([`SkillsFolder::catalog`], [`SkillsFolder::builder`]).
 ///
 /// # Errors
 ///
