@@ -122,11 +122,12 @@ impl SkillMdParser {
     ///
     /// Every problem of the file, as [`SkillMd::parse`] has them.
     pub fn parse(&self, bytes: impl Into<Bytes>, folder: Option<&str>) -> Result<SkillMd, Errors> {
+        let folder_name = folder.and_then(skill::folder_name);
         let label = Label::new(
             skill::file_label(folder, SKILL_MD),
-            folder.and_then(skill::folder_name).unwrap_or(NO_FOLDER),
+            folder_name.unwrap_or(NO_FOLDER),
         );
-        self.read(bytes.into(), folder.and_then(skill::folder_name))
+        self.read(bytes.into(), folder_name)
             .map_err(|problems| Errors::new(problems.into_errors(&label)))
     }
 
