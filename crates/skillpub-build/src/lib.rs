@@ -46,13 +46,15 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use skillpub_core::{CatalogBuilder, Errors, SkillsFolder, read_skills_folder};
+use skillpub_core::{Errors, SkillsFolder, read_skills_folder};
 
 /// The file written to `OUT_DIR` for a static named `name`, which
 /// [`skillpub_core::include_skills!`] includes: `skillpub_SKILLS.rs` by default.
 #[must_use]
 pub fn generated_file(static_name: &str) -> String {
-    format!("skillpub_{static_name}.rs")
+    // The name is defined once, by the macro that `include_skills!` expands; given `{}`, it
+    // spells the pattern.
+    skillpub_core::__generated_file!({}).replacen("{}", static_name, 1)
 }
 
 /// Embeds the skills in `dir` (relative to the crate root) with the default options: a
@@ -168,11 +170,10 @@ impl Embed {
         }
         let dir = root.join(&self.dir);
         let folder = read_skills_folder(&dir)?;
-        let mut builder = CatalogBuilder::new();
-        builder
-            .skills(folder.skills().iter().map(|source| source.skill().clone()))
-            .allow_unknown_fields(self.allow_unknown_fields);
-        builder.build()?;
+        folder
+            .builder()
+            .allow_unknown_fields(self.allow_unknown_fields)
+            .check()?;
         Ok(Generated {
             code: self.code(&folder, root)?,
             watched: watched(&folder),
@@ -387,25 +388,30 @@ mod tests {
     }
 
     #[test]
-    fn invalid_skills_are_reported_with_the_catalog_messages() {
+    fn invalid_skills_are_reported_with_every_catalog_problem() {
         let root = Scratch::new("invalid");
         root.write(
             "skills/pdf/SKILL.md",
             "---\nname: PDF\ndescription: d\n---\n",
         );
         root.write("skills/pdf/my notes.md", "x");
-        let errors = Embed::new("skills").generate(&root.0).unwrap_err();
-        let text = errors.to_string();
-        assert!(text.contains("my notes.md"), "{text}");
-        let errors = {
-            std::fs::remove_file(root.0.join("skills/pdf/my notes.md")).unwrap();
-            Embed::new("skills").generate(&root.0).unwrap_err()
+        let Err(EmbedError::Skills(errors)) = Embed::new("skills").generate(&root.0) else {
+            panic!("the skills are invalid");
         };
-        assert!(
-            errors
-                .to_string()
-                .contains("field `name`: `PDF` has uppercase letters"),
-            "{errors}"
+        let found: Vec<(&str, &str)> = errors
+            .as_slice()
+            .iter()
+            .map(|error| (error.file(), error.code()))
+            .collect();
+        let skill_md = root.0.join("skills/pdf/SKILL.md");
+        let notes = root.0.join("skills/pdf/my notes.md");
+        assert_eq!(
+            found,
+            [
+                (skill_md.to_str().unwrap(), "name.uppercase"),
+                (skill_md.to_str().unwrap(), "name.folder-mismatch"),
+                (notes.to_str().unwrap(), "file.path"),
+            ]
         );
     }
 

@@ -21,11 +21,16 @@ pub(crate) struct Args {
     allow_unknown_fields: bool,
 }
 
+/// The code of the one problem that is lint's own, beside the core's kinds: a path with no
+/// skill at all. It is in the core's table of codes with the others.
+const NO_SKILL: &str = "path.no-skill";
+
 /// One reported problem.
 struct Problem {
     file: String,
     skill: Option<String>,
     field: Option<String>,
+    code: &'static str,
     message: String,
 }
 
@@ -35,6 +40,7 @@ impl From<&Error> for Problem {
             file: error.file().to_owned(),
             skill: Some(error.skill().to_owned()),
             field: error.field().map(str::to_owned),
+            code: error.code(),
             message: error.kind().to_string(),
         }
     }
@@ -55,11 +61,11 @@ pub(crate) fn run(args: &Args) -> bool {
         problems.extend(found.errors().iter().map(Problem::from));
         skills += found.skills().len();
         skipped.extend(found.skipped().iter().map(|s| s.path.display().to_string()));
-        let built = found
+        let checked = found
             .builder()
             .allow_unknown_fields(args.allow_unknown_fields)
-            .build();
-        if let Err(errors) = built {
+            .check();
+        if let Err(errors) = checked {
             problems.extend(errors.as_slice().iter().map(Problem::from));
         }
         if found.skills().is_empty() && found.errors().is_empty() {
@@ -67,6 +73,7 @@ pub(crate) fn run(args: &Args) -> bool {
                 file: folder.display().to_string(),
                 skill: None,
                 field: None,
+                code: NO_SKILL,
                 message: "holds no skill; a skill folder holds a SKILL.md, a folder of skills holds skill folders"
                     .to_owned(),
             });
@@ -93,7 +100,7 @@ pub(crate) fn run(args: &Args) -> bool {
         Format::Json => {
             let list: Vec<_> = problems
                 .iter()
-                .map(|p| json!({"file": p.file, "skill": p.skill, "field": p.field, "message": p.message}))
+                .map(|p| json!({"file": p.file, "skill": p.skill, "field": p.field, "code": p.code, "message": p.message}))
                 .collect();
             println!(
                 "{}",
@@ -104,10 +111,16 @@ pub(crate) fn run(args: &Args) -> bool {
     problems.is_empty()
 }
 
-/// `path: field: message`, or `path: message` for a problem without a field.
+/// `path: field: message [code]`, or `path: message [code]` for a problem without a field.
 fn line(problem: &Problem) -> String {
+    let Problem {
+        file,
+        code,
+        message,
+        ..
+    } = problem;
     match &problem.field {
-        Some(field) => format!("{}: {field}: {}", problem.file, problem.message),
-        None => format!("{}: {}", problem.file, problem.message),
+        Some(field) => format!("{file}: {field}: {message} [{code}]"),
+        None => format!("{file}: {message} [{code}]"),
     }
 }

@@ -1,20 +1,33 @@
-//! `skillpub lint`: every problem as `path: field: message`, exit 1 on any error.
+//! `skillpub lint`: every problem as `path: field: message [code]`, exit 1 on any error.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
 
-fn lint(args: &[&str]) -> (bool, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_skillpub"))
+/// Runs `skillpub lint ARGS`.
+fn run_lint(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skillpub"))
         .arg("lint")
         .args(args)
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// Lints and returns the exit status and the text printed.
+fn lint(args: &[&str]) -> (bool, String) {
+    let output = run_lint(args);
     (
         output.status.success(),
         String::from_utf8_lossy(&output.stdout).into_owned(),
     )
+}
+
+/// Lints with `--format json` and returns the exit status and the report.
+fn lint_json(args: &[&str]) -> (bool, serde_json::Value) {
+    let output = run_lint(&[&["--format", "json"], args].concat());
+    let report = serde_json::from_slice(&output.stdout).unwrap();
+    (output.status.success(), report)
 }
 
 /// A scratch folder of skills, removed at the end.
@@ -68,7 +81,7 @@ fn a_skill_md_path_lints_its_folder() {
 }
 
 #[test]
-fn every_problem_of_every_skill_is_a_line_naming_path_and_field() {
+fn every_problem_of_every_skill_is_a_line_naming_path_field_and_code() {
     let dir = Scratch::new("problems");
     dir.write(
         "Bad_Skill/SKILL.md",
@@ -84,31 +97,37 @@ fn every_problem_of_every_skill_is_a_line_naming_path_and_field() {
     let root = dir.arg();
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.len(), 5, "{stdout}");
+    let bad = format!("{root}/Bad_Skill/SKILL.md");
+    for (line, (start, code)) in lines.iter().zip([
+        (format!("{bad}: author: "), "field.unknown"),
+        (format!("{bad}: name: "), "name.uppercase"),
+        (format!("{bad}: name: "), "name.invalid-characters"),
+        (format!("{root}/fine/my notes.md: "), "file.path"),
+    ]) {
+        assert!(line.starts_with(&start), "{line} starts with {start}");
+        assert!(
+            line.ends_with(&format!(" [{code}]")),
+            "{line} ends with {code}"
+        );
+    }
     assert_eq!(
-        lines[0],
+        lines[3],
         format!(
-            "{root}/fine/my notes.md: this path contains ' '; use only ASCII letters, digits, `-`, `_`, `.` and `~` in file and folder names, so that the path works as a URL and in every archive"
-        )
-    );
-    assert!(
-        lines[1].starts_with(&format!(
-            "{root}/Bad_Skill/SKILL.md: author: is not an Agent Skills field"
-        )),
-        "{stdout}"
-    );
-    assert!(
-        lines[2].starts_with(&format!(
-            "{root}/Bad_Skill/SKILL.md: name: `Bad_Skill` has uppercase letters"
-        )),
-        "{stdout}"
-    );
-    assert!(
-        lines[3].starts_with(&format!(
-            "{root}/Bad_Skill/SKILL.md: name: `Bad_Skill` contains '_'"
-        )),
-        "{stdout}"
+            "{root}/fine/my notes.md: this path contains ' '; use only ASCII letters, digits, `-`, `_`, `.` and `~` in file and folder names, so that the path works as a URL and in every archive [file.path]"
+        ),
+        "the whole line: path, message, code"
     );
     assert_eq!(lines[4], "4 problems");
+}
+
+/// Each problem of a JSON report as (field, code).
+fn field_codes(report: &serde_json::Value) -> Vec<(Option<&str>, &str)> {
+    report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["field"].as_str(), p["code"].as_str().unwrap()))
+        .collect()
 }
 
 #[test]
@@ -118,13 +137,9 @@ fn unknown_fields_are_accepted_with_allow_unknown_fields() {
         "pdf/SKILL.md",
         "---\nname: pdf\ndescription: Reads PDFs.\nauthor: me\n---\n",
     );
-    let (ok, stdout) = lint(&[dir.arg()]);
+    let (ok, report) = lint_json(&[dir.arg()]);
     assert!(!ok);
-    assert!(
-        stdout.contains("pdf/SKILL.md: author: is not an Agent Skills field"),
-        "{stdout}"
-    );
-    assert!(stdout.contains("--allow-unknown-fields"), "{stdout}");
+    assert_eq!(field_codes(&report), [(Some("author"), "field.unknown")]);
 
     let (ok, stdout) = lint(&["--allow-unknown-fields", dir.arg()]);
     assert!(ok, "{stdout}");
@@ -134,28 +149,21 @@ fn unknown_fields_are_accepted_with_allow_unknown_fields() {
         "Bad/SKILL.md",
         "---\nname: Bad\ndescription: d\nauthor: me\n---\n",
     );
-    let (ok, stdout) = lint(&["--allow-unknown-fields", dir.arg()]);
+    let (ok, report) = lint_json(&["--allow-unknown-fields", dir.arg()]);
     assert!(!ok, "other rules still apply");
-    assert!(
-        stdout.contains("name: `Bad` has uppercase letters"),
-        "{stdout}"
-    );
-    assert!(!stdout.contains("author:"), "{stdout}");
+    assert_eq!(field_codes(&report), [(Some("name"), "name.uppercase")]);
 }
 
 #[test]
-fn json_lists_every_problem() {
+fn json_lists_every_problem_with_its_code() {
     let dir = Scratch::new("json");
     dir.write("pdf/SKILL.md", "---\nname: pdf\n---\n");
     dir.write("pdf/.DS_Store", "junk");
-    let output = Command::new(env!("CARGO_BIN_EXE_skillpub"))
-        .args(["lint", "--format", "json", dir.arg()])
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let (ok, report) = lint_json(&[dir.arg()]);
+    assert!(!ok);
     assert_eq!(report["valid"], false);
     assert_eq!(report["problems"][0]["field"], "description");
+    assert_eq!(report["problems"][0]["code"], "field.missing");
     assert_eq!(report["problems"][0]["skill"], "pdf");
     assert!(
         report["skipped"][0]
@@ -169,23 +177,28 @@ fn json_lists_every_problem() {
 fn a_missing_path_is_an_error() {
     let (ok, stdout) = lint(&["/nonexistent/skills"]);
     assert!(!ok);
-    assert!(
-        stdout.starts_with("/nonexistent/skills: cannot be read:"),
-        "{stdout}"
-    );
+    let first = stdout.lines().next().unwrap_or_default();
+    assert!(first.starts_with("/nonexistent/skills: "), "{stdout}");
+    assert!(first.ends_with(" [path.unreadable]"), "{stdout}");
 }
 
 #[test]
 fn a_folder_without_any_skill_is_an_error() {
     let dir = Scratch::new("empty");
     dir.write("notes/readme.txt", "not a skill");
-    let (ok, stdout) = lint(&[dir.arg()]);
+    let (ok, report) = lint_json(&[dir.arg()]);
     assert!(!ok);
-    assert!(stdout.contains("holds no skill"), "{stdout}");
+    assert_eq!(field_codes(&report), [(None, "path.no-skill")]);
 
     let lower = Scratch::new("lowercase");
     lower.write("skill.md", "---\nname: x\ndescription: d\n---\n");
-    let (ok, stdout) = lint(&[lower.arg()]);
+    let (ok, report) = lint_json(&[lower.arg()]);
     assert!(!ok);
-    assert!(stdout.contains("rename it to `SKILL.md`"), "{stdout}");
+    assert_eq!(field_codes(&report), [(None, "skill-md.wrong-case")]);
+}
+
+#[test]
+fn lint_s_own_code_is_in_the_table_of_codes() {
+    let table = include_str!("../../skillpub-core/src/docs/codes.md");
+    assert!(table.contains("| `path.no-skill` | *lint*:"), "{table}");
 }

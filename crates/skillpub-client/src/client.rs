@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use http::{Method, StatusCode};
-use skillpub_core::{Catalog, Digest, Errors, Frontmatter, INDEX_PATH, JSON, SKILL_MD, Skill};
+use skillpub_core::{Digest, Errors, Frontmatter, INDEX_PATH, JSON, SKILL_MD, SkillMd};
 use url::Url;
 
 use crate::fetch::{ACCEPT_ENCODING, FetchError, Fetched, Limits, Policy, Transport, send};
@@ -343,7 +343,7 @@ impl<T: Transport> Client<T> {
                 (skill_md, files, unpacked.notes)
             }
         };
-        let frontmatter = validate(&entry.name, &skill_md, &files)?;
+        let frontmatter = validate(&entry.name, &skill_md)?;
         Ok(FetchedSkill {
             response,
             frontmatter,
@@ -354,24 +354,17 @@ impl<T: Transport> Client<T> {
     }
 }
 
-/// Validates a fetched `SKILL.md` with the catalog's frontmatter rules, the entry name as its
-/// folder name. The supporting files are not held to the publisher's rules (URL-safe names,
-/// 512 files, 16 MiB): a client accepts what the draft allows, within its own limits.
-fn validate(
-    name: &str,
-    skill_md: &[u8],
-    _files: &[UnpackedFile],
-) -> Result<Frontmatter, ClientError> {
-    let skill = Skill::new(Some(name.to_owned()), skill_md.to_vec());
-    let catalog =
-        Catalog::builder()
-            .skill(skill)
-            .build()
-            .map_err(|errors| ClientError::Invalid {
-                skill: name.to_owned(),
-                errors,
-            })?;
-    Ok(catalog.skills()[0].frontmatter().clone())
+/// Validates a fetched `SKILL.md` with the Agent Skills rules ([`SkillMd::parse`]), the entry
+/// name as its folder name. Only the `SKILL.md` is judged: the supporting files are not held
+/// to the publisher's rules (URL-safe names, 512 files, 16 MiB), since a client accepts what
+/// the draft allows, within its own limits.
+fn validate(name: &str, skill_md: &[u8]) -> Result<Frontmatter, ClientError> {
+    SkillMd::parse(skill_md.to_vec(), Some(name))
+        .map(SkillMd::into_frontmatter)
+        .map_err(|errors| ClientError::Invalid {
+            skill: name.to_owned(),
+            errors,
+        })
 }
 
 #[cfg(all(test, feature = "http"))]

@@ -16,8 +16,9 @@
 //!   or pass through another link, paths and link targets over [`MAX_PATH_LENGTH`] bytes,
 //!   devices and encrypted entries; `SKILL.md` must be at the root. Every check is linear in
 //!   the archive's size.
-//! - The fetched skill is validated with `skillpub-core`'s rules, its name against the
-//!   entry's.
+//! - The fetched `SKILL.md` is validated with `skillpub-core`'s `SkillMd::parse`, the Agent
+//!   Skills rules, its name against the entry's; the supporting files are held to the
+//!   client's limits, not to the publisher's path rules and limits.
 //! - Time: each request (each redirect hop is one), body included, ends within the transport's
 //!   timeout; [`Client::with_deadline`] bounds everything done through the client, requests
 //!   and unpacking alike. Durations are saturated at [`MAX_TIMEOUT`], never an overflow.

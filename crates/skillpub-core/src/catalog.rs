@@ -1,29 +1,26 @@
 //! The catalog: every skill validated, hashed, archived and indexed once, then shared read-only.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use serde_json::Value;
 
 use crate::api_catalog::{self, API_CATALOG_PATH};
 use crate::archive;
 use crate::base_path;
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind, Errors};
-use crate::file::{
-    MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, SKILL_MD, largest_files, validate_file_path,
-};
-use crate::folder::Skipped;
-use crate::frontmatter::{self, Frontmatter};
+use crate::file::SKILL_MD;
+use crate::frontmatter::Frontmatter;
 use crate::index::{
     self, ArchiveFormat, INDEX_PATH, TYPE_ARCHIVE, TYPE_SKILL_MD, UrlStyle, WELL_KNOWN_PATH,
 };
 use crate::legacy::{self, LEGACY_INDEX_PATH, LEGACY_PATH};
 use crate::media;
 use crate::skill::Skill;
-use crate::validate::{self, Rules};
-use crate::yaml::{self, YamlError};
+use crate::skill_files;
+use crate::skill_md::{Label, NO_FOLDER, SkillMd, SkillMdParser};
+#[cfg(feature = "fs")]
+use crate::skipped::Skipped;
 
 /// Bytes served at one path, with their media type and the digest of exactly those bytes.
 ///
@@ -219,8 +216,9 @@ impl PublishedSkill {
 
 /// Every skill of a site, validated, hashed and indexed once at start-up.
 ///
-/// Building a catalog parses each `SKILL.md`, checks it against the Agent Skills
-/// specification and the discovery draft, checks every supporting file, builds the archives
+/// Building a catalog parses each `SKILL.md` and checks it against the Agent Skills
+/// specification and the discovery draft (the pipeline of [`SkillMd::parse`]), checks every
+/// supporting file, builds the archives
 /// of skills that have supporting files, and reports every problem of every skill at once.
 /// A catalog that builds is immutable: it holds the bytes it serves, their digests and the
 /// rendered index, and cloning it only bumps a reference count.
@@ -252,6 +250,7 @@ struct Inner {
     /// The 0.1.0 index and files, and the API catalog, when enabled.
     extra: Vec<Artifact>,
     /// What the folder walk left out, for a catalog read from disk.
+    #[cfg(feature = "fs")]
     skipped: Vec<Skipped>,
     base_path: String,
     index_url: String,
@@ -363,6 +362,8 @@ impl Catalog {
     /// ([`Catalog::from_dir`], [`SkillsFolder::builder`](crate::SkillsFolder::builder)):
     /// hidden files and folders, and subfolders without a `SKILL.md`. Empty for skills given
     /// in memory. None of it is an error; show it as warnings (see [`Catalog::from_dir`]).
+    #[cfg(feature = "fs")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
     #[must_use]
     pub fn skipped(&self) -> &[Skipped] {
         &self.0.skipped
@@ -396,12 +397,13 @@ pub struct CatalogBuilder {
     skills: Vec<Skill>,
     url_style: UrlStyle,
     archive_format: ArchiveFormat,
-    rules: Rules,
+    parser: SkillMdParser,
     legacy_index: bool,
     api_catalog: bool,
     base_path: String,
     /// What the folder walk left out, when the skills came from
     /// [`SkillsFolder::builder`](crate::SkillsFolder::builder).
+    #[cfg(feature = "fs")]
     pub(crate) skipped: Vec<Skipped>,
 }
 
@@ -495,9 +497,9 @@ impl CatalogBuilder {
 
     /// Accepts top-level frontmatter fields that the Agent Skills specification does not
     /// define (default: `false`, they are errors, as skills-ref has them). They are kept in
-    /// [`Frontmatter::json`].
+    /// [`Frontmatter::json`]. See [`SkillMdParser::allow_unknown_fields`].
     pub fn allow_unknown_fields(&mut self, allow: bool) -> &mut Self {
-        self.rules.allow_unknown_fields = allow;
+        self.parser = self.parser.allow_unknown_fields(allow);
         self
     }
 
@@ -509,37 +511,142 @@ impl CatalogBuilder {
     /// Every problem of every skill, in the order the skills were added, then every name used
     /// twice.
     pub fn build(&self) -> Result<Catalog, Errors> {
-        let mut errors = Vec::new();
-        if let Err(problem) = base_path::validate_base_path(&self.base_path) {
-            let base_path = self.base_path.clone();
-            let kind = ErrorKind::BasePath { base_path, problem };
-            errors.push(Error::option("base_path", kind));
-        }
+        let skills = self.publish_all(self.checked()?)?;
+        let index = self.index(&skills);
+        let extra = self.extra(&skills);
+        Ok(Catalog(Arc::new(Inner {
+            skills,
+            index,
+            extra,
+            #[cfg(feature = "fs")]
+            skipped: self.skipped.clone(),
+            base_path: self.base_path.clone(),
+            index_url: self.url_style.link_to(&self.base_path, INDEX_PATH),
+        })))
+    }
+
+    /// Runs every rule [`build`](Self::build) runs and builds nothing (no digest, archive or
+    /// index), for linters and build scripts that only need the verdict.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_core::{Catalog, Skill};
+    ///
+    /// let mut builder = Catalog::builder();
+    /// builder.skill(Skill::from_static_in("skills/pdf", "---\nname: PDF\ndescription: d\n---\n"));
+    /// let errors = builder.check().unwrap_err();
+    /// assert_eq!(errors.as_slice()[0].field(), Some("name"));
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The same problems as [`build`](Self::build), in the same order.
+    pub fn check(&self) -> Result<(), Errors> {
+        self.checked().map(drop)
+    }
+
+    /// Every rule, in order: the options, each skill, then names across skills. The skills
+    /// come back sorted by name.
+    fn checked(&self) -> Result<Vec<Checked<'_>>, Errors> {
+        let mut errors = self.option_problems();
         let mut skills = Vec::with_capacity(self.skills.len());
         for (position, skill) in self.skills.iter().enumerate() {
-            match self.publish(skill, position) {
-                Ok(published) => skills.push(published),
+            match self.check_skill(skill, position) {
+                Ok(checked) => skills.push(checked),
                 Err(mut problems) => errors.append(&mut problems),
             }
         }
-        skills.sort_by(|a, b| a.name().cmp(b.name()));
-        for pair in skills.windows(2) {
-            if pair[0].name() == pair[1].name() {
-                let name = pair[1].name();
-                errors.push(Error::new(
-                    name,
-                    &pair[1].file,
-                    Some("name"),
-                    ErrorKind::DuplicateName {
-                        name: name.to_owned(),
-                        other_file: pair[0].file.clone(),
-                    },
-                ));
+        skills.sort_by(|a, b| a.skill_md.name().cmp(b.skill_md.name()));
+        errors.extend(duplicate_names(&skills));
+        if errors.is_empty() {
+            Ok(skills)
+        } else {
+            Err(Errors::new(errors))
+        }
+    }
+
+    fn option_problems(&self) -> Vec<Error> {
+        let problem = base_path::validate_base_path(&self.base_path).err();
+        problem
+            .into_iter()
+            .map(|problem| {
+                let base_path = self.base_path.clone();
+                Error::option("base_path", ErrorKind::BasePath { base_path, problem })
+            })
+            .collect()
+    }
+
+    /// One skill's own rules: its `SKILL.md` through the parser, then its supporting files.
+    fn check_skill<'a>(
+        &self,
+        skill: &'a Skill,
+        position: usize,
+    ) -> Result<Checked<'a>, Vec<Error>> {
+        let label = label(skill, position);
+        let skill_md = self
+            .parser
+            .read(skill.skill_md().clone(), skill.folder_name());
+        let name = match &skill_md {
+            Ok(skill_md) => skill_md.name(),
+            Err(problems) => problems.name.as_deref().unwrap_or(&label.skill),
+        };
+        let file_problems: Vec<Error> = skill_files::check(skill.skill_md(), skill.files())
+            .into_iter()
+            .map(|(path, kind)| Error::new(name, &skill.file_label(&path), None, kind))
+            .collect();
+        match skill_md {
+            Ok(skill_md) if file_problems.is_empty() => Ok(Checked {
+                skill,
+                skill_md,
+                file: label.file,
+            }),
+            Ok(_) => Err(file_problems),
+            Err(problems) => {
+                let mut errors = problems.into_errors(&label);
+                errors.extend(file_problems);
+                Err(errors)
             }
         }
-        if !errors.is_empty() {
-            return Err(Errors::new(errors));
+    }
+
+    fn publish_all(&self, checked: Vec<Checked<'_>>) -> Result<Vec<PublishedSkill>, Errors> {
+        let mut skills = Vec::with_capacity(checked.len());
+        let mut errors = Vec::new();
+        for checked in checked {
+            match self.publish(checked) {
+                Ok(published) => skills.push(published),
+                Err(problems) => errors.extend(problems),
+            }
         }
+        if errors.is_empty() {
+            Ok(skills)
+        } else {
+            Err(Errors::new(errors))
+        }
+    }
+
+    /// Makes a checked skill servable: its files as artifacts, its archives when it has
+    /// supporting files, and the `url` the index gives.
+    fn publish(&self, checked: Checked<'_>) -> Result<PublishedSkill, Errors> {
+        let mut published = published_skill(checked);
+        published.archives = archives(&published)?;
+        published.url = self.url(&published);
+        Ok(published)
+    }
+
+    /// The `url` the index gives a skill: its archive's, or its `SKILL.md`'s.
+    fn url(&self, skill: &PublishedSkill) -> String {
+        let name = skill.name();
+        let relative = match skill.archives {
+            Some(_) => format!("{name}{}", self.archive_format.suffix()),
+            None => format!("{name}/{SKILL_MD}"),
+        };
+        self.url_style.url_under(&self.base_path, &relative)
+    }
+
+    /// The rendered `index.json`.
+    fn index(&self, skills: &[PublishedSkill]) -> Artifact {
         let entries: Vec<index::Entry<'_>> = skills
             .iter()
             .map(|skill| index::Entry {
@@ -550,14 +657,18 @@ impl CatalogBuilder {
                 digest: self.listed(skill).digest().to_string(),
             })
             .collect();
-        let index = Artifact::new(
+        Artifact::new(
             INDEX_PATH.to_owned(),
             media::JSON,
             Bytes::from(index::render(&entries)),
-        );
+        )
+    }
+
+    /// The legacy 0.1.0 index and files, and the API catalog, when enabled.
+    fn extra(&self, skills: &[PublishedSkill]) -> Vec<Artifact> {
         let mut extra = Vec::new();
         if self.legacy_index {
-            extra.extend(legacy_artifacts(&skills));
+            extra.extend(legacy_artifacts(skills));
         }
         if self.api_catalog {
             let bytes = Bytes::from(api_catalog::render(&self.url_style, &self.base_path));
@@ -567,14 +678,7 @@ impl CatalogBuilder {
                 bytes,
             ));
         }
-        Ok(Catalog(Arc::new(Inner {
-            skills,
-            index,
-            extra,
-            skipped: self.skipped.clone(),
-            base_path: self.base_path.clone(),
-            index_url: self.url_style.link_to(&self.base_path, INDEX_PATH),
-        })))
+        extra
     }
 
     /// The artifact the index lists for a skill.
@@ -583,103 +687,43 @@ impl CatalogBuilder {
             .archive(self.archive_format)
             .unwrap_or(&skill.skill_md.artifact)
     }
+}
 
-    fn publish(&self, skill: &Skill, position: usize) -> Result<PublishedSkill, Vec<Error>> {
-        let unnamed = format!("#{} (no folder given)", position + 1);
-        let file = match skill.folder() {
-            Some(_) => skill.file_label(SKILL_MD),
-            None => format!("{SKILL_MD} of skill {unnamed}"),
-        };
-        let label = skill.folder_name().unwrap_or(&unnamed);
-        let fail = |name: &str, problems: Vec<(Option<String>, ErrorKind)>| {
-            problems
-                .into_iter()
-                .map(|(field, kind)| Error::new(name, &file, field.as_deref(), kind))
-                .collect::<Vec<_>>()
-        };
-        let text = std::str::from_utf8(skill.skill_md()).map_err(|error| {
-            let kind = ErrorKind::NotUtf8 {
-                valid_up_to: error.valid_up_to(),
-            };
-            fail(label, vec![(None, kind)])
-        })?;
-        let block =
-            frontmatter::yaml_block(text).map_err(|kind| fail(label, vec![(None, kind)]))?;
-        let json = match yaml::to_json(block) {
-            Ok(Value::Object(map)) => map,
-            Ok(other) => {
-                let found = validate::describe(&other);
-                return Err(fail(label, vec![(None, ErrorKind::NotAMapping { found })]));
-            }
-            Err(error) => {
-                // The block starts on the line after the opening `---`.
-                let kind = match error {
-                    YamlError::Refused {
-                        line,
-                        column,
-                        message,
-                    } => ErrorKind::Yaml {
-                        line: line + 1,
-                        column,
-                        message,
-                    },
-                    YamlError::DocumentMarker { line, text } => ErrorKind::FrontmatterFence {
-                        line: line + 1,
-                        text,
-                    },
-                };
-                return Err(fail(label, vec![(None, kind)]));
-            }
-        };
-        let name = match json.get("name") {
-            Some(Value::String(name)) if !name.is_empty() => name.clone(),
-            _ => label.to_owned(),
-        };
-        let frontmatter = validate::frontmatter(json, skill.folder_name(), self.rules);
-        let file_problems = check_files(skill, &name);
-        let frontmatter = match (frontmatter, file_problems.is_empty()) {
-            (Ok(frontmatter), true) => frontmatter,
-            (Ok(_), false) => return Err(file_problems),
-            (Err(problems), _) => {
-                let mut errors = fail(&name, problems);
-                errors.extend(file_problems);
-                return Err(errors);
-            }
-        };
-        let name = frontmatter.name().to_owned();
-        let skill_md = published_file(&name, SKILL_MD, 0o644, skill.skill_md().clone());
-        let mut files: Vec<PublishedFile> = skill
-            .files()
-            .iter()
-            .map(|f| published_file(&name, f.path(), f.mode(), f.bytes().clone()))
-            .collect();
-        files.sort_by(|a, b| a.relative.cmp(&b.relative));
-        let mut published = PublishedSkill {
-            frontmatter,
-            skill_md,
-            files,
-            archives: None,
-            url: String::new(),
-            file,
-        };
-        if !published.files.is_empty() {
-            let archives = build_archives(&published).map_err(|message| {
-                vec![Error::new(
-                    &name,
-                    &published.file,
-                    None,
-                    ErrorKind::Archive { message },
-                )]
-            })?;
-            published.archives = Some(archives);
-        }
-        let relative = match published.archives {
-            Some(_) => format!("{name}{}", self.archive_format.suffix()),
-            None => format!("{name}/{SKILL_MD}"),
-        };
-        published.url = self.url_style.url_under(&self.base_path, &relative);
-        Ok(published)
-    }
+/// A skill that passed its own rules, with how errors name its `SKILL.md`.
+struct Checked<'a> {
+    skill: &'a Skill,
+    skill_md: SkillMd,
+    file: String,
+}
+
+/// How errors name a skill given in memory: by its folder, or by its position without one.
+fn label(skill: &Skill, position: usize) -> Label {
+    let unnamed = format!("#{} {NO_FOLDER}", position + 1);
+    let file = match skill.folder() {
+        Some(_) => skill.file_label(SKILL_MD),
+        None => format!("{SKILL_MD} of skill {unnamed}"),
+    };
+    Label::new(file, skill.folder_name().unwrap_or(&unnamed))
+}
+
+/// One error for each skill whose name an earlier skill (by name order) has too.
+fn duplicate_names(sorted: &[Checked<'_>]) -> Vec<Error> {
+    sorted
+        .windows(2)
+        .filter(|pair| pair[0].skill_md.name() == pair[1].skill_md.name())
+        .map(|pair| {
+            let name = pair[1].skill_md.name();
+            Error::new(
+                name,
+                &pair[1].file,
+                Some("name"),
+                ErrorKind::DuplicateName {
+                    name: name.to_owned(),
+                    other_file: pair[0].file.clone(),
+                },
+            )
+        })
+        .collect()
 }
 
 /// The 0.1.0 index and every file of every skill under `/.well-known/skills/`.
@@ -711,6 +755,32 @@ fn legacy_artifacts(skills: &[PublishedSkill]) -> Vec<Artifact> {
     artifacts
 }
 
+/// A checked skill's `SKILL.md` and supporting files (sorted) as artifacts; no archive or
+/// `url` yet.
+fn published_skill(checked: Checked<'_>) -> PublishedSkill {
+    let Checked {
+        skill,
+        skill_md,
+        file,
+    } = checked;
+    let name = skill_md.name();
+    let skill_md_file = published_file(name, SKILL_MD, 0o644, skill_md.bytes().clone());
+    let mut files: Vec<PublishedFile> = skill
+        .files()
+        .iter()
+        .map(|f| published_file(name, f.path(), f.mode(), f.bytes().clone()))
+        .collect();
+    files.sort_by(|a, b| a.relative.cmp(&b.relative));
+    PublishedSkill {
+        frontmatter: skill_md.into_frontmatter(),
+        skill_md: skill_md_file,
+        files,
+        archives: None,
+        url: String::new(),
+        file,
+    }
+}
+
 fn published_file(name: &str, relative: &str, mode: u32, bytes: Bytes) -> PublishedFile {
     PublishedFile {
         relative: relative.to_owned(),
@@ -723,76 +793,15 @@ fn published_file(name: &str, relative: &str, mode: u32, bytes: Bytes) -> Publis
     }
 }
 
-/// Checks every supporting file's path, duplicates, case collisions and the skill's limits.
-fn check_files(skill: &Skill, name: &str) -> Vec<Error> {
-    let mut errors = Vec::new();
-    let mut report =
-        |path: &str, kind| errors.push(Error::new(name, &skill.file_label(path), None, kind));
-    let mut seen: HashMap<String, &str> = HashMap::new();
-    seen.insert(SKILL_MD.to_ascii_lowercase(), SKILL_MD);
-    let mut bytes = skill.skill_md().len() as u64;
-    for file in skill.files() {
-        let path = file.path();
-        bytes += file.bytes().len() as u64;
-        if let Err(problem) = validate_file_path(path) {
-            report(path, ErrorKind::FilePath { problem });
-            continue;
-        }
-        match seen.insert(path.to_ascii_lowercase(), path) {
-            Some(other) if other == path => report(path, ErrorKind::DuplicateFile),
-            Some(other) => report(
-                path,
-                ErrorKind::CaseCollision {
-                    other: other.to_owned(),
-                },
-            ),
-            None => {}
-        }
+/// The archives of a skill with supporting files; none for a skill that is only a `SKILL.md`.
+fn archives(skill: &PublishedSkill) -> Result<Option<[Artifact; 2]>, Errors> {
+    if skill.files.is_empty() {
+        return Ok(None);
     }
-    let paths: std::collections::HashSet<&str> = skill.files().iter().map(|f| f.path()).collect();
-    for file in skill.files() {
-        let path = file.path();
-        let blocking = path
-            .match_indices('/')
-            .map(|(at, _)| &path[..at])
-            .find(|folder| paths.contains(folder));
-        if let Some(folder) = blocking {
-            report(
-                path,
-                ErrorKind::FileUsedAsFolder {
-                    file: folder.to_owned(),
-                },
-            );
-        }
-    }
-    let count = skill.files().len() + 1;
-    if count > MAX_FILES_PER_SKILL {
-        report(
-            SKILL_MD,
-            ErrorKind::TooManyFiles {
-                count,
-                limit: MAX_FILES_PER_SKILL,
-            },
-        );
-    }
-    if bytes > MAX_BYTES_PER_SKILL {
-        report(
-            SKILL_MD,
-            ErrorKind::TooLarge {
-                bytes,
-                limit: MAX_BYTES_PER_SKILL,
-                largest: largest_files(
-                    std::iter::once((SKILL_MD, skill.skill_md().len() as u64)).chain(
-                        skill
-                            .files()
-                            .iter()
-                            .map(|f| (f.path(), f.bytes().len() as u64)),
-                    ),
-                ),
-            },
-        );
-    }
-    errors
+    build_archives(skill).map(Some).map_err(|message| {
+        let kind = ErrorKind::Archive { message };
+        Errors::new(vec![Error::new(skill.name(), &skill.file, None, kind)])
+    })
 }
 
 /// Builds the `.tar.gz` and `.zip` of a skill's files.

@@ -7,7 +7,7 @@ use std::fmt;
 /// It names the skill, the file and, where there is one, the frontmatter field. Its `Display`
 /// reads `file: skill `name`: field `field`: message`, and the message says how to fix it.
 /// Its `Debug` is the same text, so that `.expect(..)` and `?` out of `main` print it as is;
-/// compare [`kind`](Self::kind)s to tell problems apart.
+/// compare [`kind`](Self::kind)s or their stable [`code`](Self::code)s to tell problems apart.
 ///
 /// # Example
 ///
@@ -21,6 +21,7 @@ use std::fmt;
 /// assert_eq!(first.file(), "skills/pdf/SKILL.md");
 /// assert_eq!(first.field(), Some("name"));
 /// assert!(matches!(first.kind(), ErrorKind::NameUppercase { .. }));
+/// assert_eq!(first.code(), "name.uppercase");
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct Error {
@@ -79,6 +80,12 @@ impl Error {
     pub fn kind(&self) -> &ErrorKind {
         &self.kind
     }
+
+    /// The stable code of what is wrong, such as `name.uppercase`; see [`ErrorKind::code`].
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        self.kind.code()
+    }
 }
 
 impl fmt::Display for Error {
@@ -101,9 +108,21 @@ impl fmt::Debug for Error {
     }
 }
 
-impl std::error::Error for Error {}
+/// The kind's source: the operating system's error for an I/O problem (`ErrorKind::Io`).
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.kind.source()
+    }
+}
 
-/// The kinds of problem a skill can have. Each message ends with how to fix it.
+/// The kinds of problem a skill can have. Each message ends with how to fix it, and each kind
+/// has a stable [`code`](Self::code), listed in the [table of codes](crate#problem-codes).
+///
+/// The kinds only a folder on disk can have (`Io`, `NotAFolder`, `MissingSkillMd`,
+/// `SkillMdCase`, `NameNotUtf8`, `SymlinkOutside`, `BrokenSymlink`, `LinkToHidden`,
+/// `SymlinkedFolder`, `NotARegularFile`) exist with the feature `fs`. Every kind is
+/// `Clone + Eq`, so tests compare errors whole; `Io` keeps the operating system's error in an
+/// [`Arc`](std::sync::Arc) for that (see `IoError`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -233,11 +252,29 @@ pub enum ErrorKind {
         /// The folder name.
         folder: String,
     },
-    /// A text field that must have content is empty or only whitespace.
-    #[error("must not be empty; write {what}")]
-    TextEmpty {
-        /// What to write there.
-        what: &'static str,
+    /// `description` is empty or only white space.
+    #[error("must not be empty; write what the skill does and when to use it")]
+    DescriptionEmpty,
+    /// `description` is longer than 1024 characters.
+    #[error(
+        "is {length} characters long, over the limit of {}; shorten it",
+        crate::validate::MAX_DESCRIPTION_LENGTH
+    )]
+    DescriptionTooLong {
+        /// Its length in Unicode scalar values.
+        length: usize,
+    },
+    /// `compatibility` is present but empty or only white space.
+    #[error("must not be empty; write the environment the skill needs, or remove the field")]
+    CompatibilityEmpty,
+    /// `compatibility` is longer than 500 characters.
+    #[error(
+        "is {length} characters long, over the limit of {}; shorten it",
+        crate::validate::MAX_COMPATIBILITY_LENGTH
+    )]
+    CompatibilityTooLong {
+        /// Its length in Unicode scalar values.
+        length: usize,
     },
     /// A text field holds a control character other than tab and line feed, such as a NUL
     /// written as `"\0"` in a quoted value.
@@ -254,14 +291,6 @@ pub enum ErrorKind {
         position: usize,
         /// How many more follow it.
         more: usize,
-    },
-    /// A text field is over its length limit.
-    #[error("is {length} characters long, over the limit of {limit}; shorten it")]
-    TextTooLong {
-        /// Its length in Unicode scalar values.
-        length: usize,
-        /// The limit.
-        limit: usize,
     },
     /// A supporting file's path cannot be published.
     #[error("this path {problem}")]
@@ -318,30 +347,37 @@ pub enum ErrorKind {
         /// What the archive writer said.
         message: String,
     },
-    /// A file or folder could not be read.
-    #[error("cannot be read: {message}; check that it exists and is readable")]
-    Io {
-        /// What the operating system said.
-        message: String,
-    },
+    /// A file or folder could not be read: the operating system's error with the path, kept as
+    /// this kind's [`source`](std::error::Error::source).
+    #[cfg(feature = "fs")]
+    #[error(
+        "cannot be read: {}; check that it exists and is readable",
+        .0.io_error()
+    )]
+    Io(#[source] crate::io_error::IoError),
     /// The path given as a skills folder is not a folder.
+    #[cfg(feature = "fs")]
     #[error("is not a folder; give a skill folder or a folder of skill folders")]
     NotAFolder,
     /// A skill folder has no `SKILL.md`.
+    #[cfg(feature = "fs")]
     #[error("has no SKILL.md; add one, or move the folder out of the skills folder")]
     MissingSkillMd,
     /// A skill folder has `skill.md` or another spelling instead of `SKILL.md`.
+    #[cfg(feature = "fs")]
     #[error("is named `{found}`; rename it to `SKILL.md` (the name is case-sensitive)")]
     SkillMdCase {
         /// The name found.
         found: String,
     },
     /// A file or folder name is not valid UTF-8.
+    #[cfg(feature = "fs")]
     #[error(
         "has a name that is not valid UTF-8; rename it with ASCII letters, digits, `-`, `_` and `.`"
     )]
     NameNotUtf8,
     /// A symbolic link points outside the skill folder.
+    #[cfg(feature = "fs")]
     #[error(
         "is a symbolic link to `{target}`, outside the skill folder; copy the file into the folder instead"
     )]
@@ -350,21 +386,25 @@ pub enum ErrorKind {
         target: String,
     },
     /// A symbolic link points nowhere (or into a loop).
+    #[cfg(feature = "fs")]
     #[error("is a symbolic link to `{target}`, which does not exist; fix or remove the link")]
     BrokenSymlink {
         /// Where the link points, as written.
         target: String,
     },
     /// A symbolic link points to a hidden file, which would publish it under another name.
+    #[cfg(feature = "fs")]
     #[error("is a symbolic link to the hidden `{target}`, which is not published; remove the link")]
     LinkToHidden {
         /// Where the link points, as written.
         target: String,
     },
     /// A symbolic link points to a folder.
+    #[cfg(feature = "fs")]
     #[error("is a symbolic link to a folder, which is not followed; copy the folder instead")]
     SymlinkedFolder,
     /// Not a regular file, folder or link (a socket, a device, a pipe).
+    #[cfg(feature = "fs")]
     #[error("is not a regular file; remove it from the skill folder")]
     NotARegularFile,
     /// The base path given to [`CatalogBuilder::base_path`](crate::CatalogBuilder::base_path)
@@ -386,6 +426,81 @@ pub enum ErrorKind {
         /// The file of the other skill with that name.
         other_file: String,
     },
+}
+
+impl ErrorKind {
+    /// The problem's stable code, `<subject>.<problem>`, such as `name.uppercase` or
+    /// `skill.too-large`: what a script matches on, where the message is for people and may
+    /// be reworded.
+    ///
+    /// Every code, with what it means and how to fix it, is in the [table of
+    /// codes](crate#problem-codes). The codes are part of the public API: changing one is a
+    /// breaking change, and a new kind gets a new code.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_core::SkillMd;
+    ///
+    /// let errors = SkillMd::parse("---\nname: PDF\ndescription: Reads PDFs.\n---\n", None)
+    ///     .unwrap_err();
+    /// assert_eq!(errors.as_slice()[0].kind().code(), "name.uppercase");
+    /// ```
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::NotUtf8 { .. } => "skill-md.not-utf8",
+            Self::FrontmatterMissing => "frontmatter.missing",
+            Self::FrontmatterUnclosed => "frontmatter.unclosed",
+            Self::FrontmatterFence { .. } => "frontmatter.fence",
+            Self::Yaml { .. } => "yaml.syntax",
+            Self::NotAMapping { .. } => "frontmatter.not-a-mapping",
+            Self::MissingField { .. } => "field.missing",
+            Self::WrongType { .. } => "field.wrong-type",
+            Self::UnknownField => "field.unknown",
+            Self::NameEmpty => "name.empty",
+            Self::NameTooLong { .. } => "name.too-long",
+            Self::NameUppercase { .. } => "name.uppercase",
+            Self::NameInvalidCharacters { .. } => "name.invalid-characters",
+            Self::NameHyphenAtEdge { .. } => "name.hyphen-at-edge",
+            Self::NameConsecutiveHyphens { .. } => "name.consecutive-hyphens",
+            Self::NameFolderMismatch { .. } => "name.folder-mismatch",
+            Self::DescriptionEmpty => "description.empty",
+            Self::DescriptionTooLong { .. } => "description.too-long",
+            Self::CompatibilityEmpty => "compatibility.empty",
+            Self::CompatibilityTooLong { .. } => "compatibility.too-long",
+            Self::ControlCharacter { .. } => "text.control-character",
+            Self::FilePath { .. } => "file.path",
+            Self::DuplicateFile => "file.duplicate",
+            Self::CaseCollision { .. } => "file.case-collision",
+            Self::FileUsedAsFolder { .. } => "file.used-as-folder",
+            Self::TooManyFiles { .. } => "skill.too-many-files",
+            Self::TooLarge { .. } => "skill.too-large",
+            Self::Archive { .. } => "archive.failed",
+            #[cfg(feature = "fs")]
+            Self::Io(_) => "path.unreadable",
+            #[cfg(feature = "fs")]
+            Self::NotAFolder => "path.not-a-folder",
+            #[cfg(feature = "fs")]
+            Self::MissingSkillMd => "skill-md.missing",
+            #[cfg(feature = "fs")]
+            Self::SkillMdCase { .. } => "skill-md.wrong-case",
+            #[cfg(feature = "fs")]
+            Self::NameNotUtf8 => "path.not-utf8",
+            #[cfg(feature = "fs")]
+            Self::SymlinkOutside { .. } => "link.outside",
+            #[cfg(feature = "fs")]
+            Self::BrokenSymlink { .. } => "link.broken",
+            #[cfg(feature = "fs")]
+            Self::LinkToHidden { .. } => "link.hidden-target",
+            #[cfg(feature = "fs")]
+            Self::SymlinkedFolder => "link.folder",
+            #[cfg(feature = "fs")]
+            Self::NotARegularFile => "path.special-file",
+            Self::BasePath { .. } => "base-path.invalid",
+            Self::DuplicateName { .. } => "name.duplicate",
+        }
+    }
 }
 
 /// `, such as `name`` when there is a suggestion.
@@ -707,19 +822,24 @@ mod tests {
         "`a` must match the skill's folder name `b`; rename one so they agree"
     );
     says!(
-        text_empty,
-        ErrorKind::TextEmpty {
-            what: "what the skill does"
-        },
-        "must not be empty; write what the skill does"
+        description_empty,
+        ErrorKind::DescriptionEmpty,
+        "must not be empty; write what the skill does and when to use it"
     );
     says!(
-        text_too_long,
-        ErrorKind::TextTooLong {
-            length: 1025,
-            limit: 1024
-        },
+        description_too_long,
+        ErrorKind::DescriptionTooLong { length: 1025 },
         "is 1025 characters long, over the limit of 1024; shorten it"
+    );
+    says!(
+        compatibility_empty,
+        ErrorKind::CompatibilityEmpty,
+        "must not be empty; write the environment the skill needs, or remove the field"
+    );
+    says!(
+        compatibility_too_long,
+        ErrorKind::CompatibilityTooLong { length: 501 },
+        "is 501 characters long, over the limit of 500; shorten it"
     );
     says!(
         control_character,

@@ -15,22 +15,6 @@ pub const MAX_BYTES_PER_SKILL: u64 = 16 * 1024 * 1024;
 /// The file every skill has; it is given apart from the supporting files.
 pub const SKILL_MD: &str = "SKILL.md";
 
-/// How many files the size limit's message names.
-const LARGEST_NAMED: usize = 3;
-
-/// The largest files of a skill, largest first (then by path), for the size limit's message.
-pub(crate) fn largest_files<'a>(
-    files: impl IntoIterator<Item = (&'a str, u64)>,
-) -> Vec<(String, u64)> {
-    let mut files: Vec<(&str, u64)> = files.into_iter().collect();
-    files.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    files
-        .into_iter()
-        .take(LARGEST_NAMED)
-        .map(|(path, bytes)| (path.to_owned(), bytes))
-        .collect()
-}
-
 /// One supporting file of a skill: its path inside the skill folder and its exact bytes.
 ///
 /// # Example

@@ -2,20 +2,20 @@
 //! [`Catalog::from_dir`](crate::Catalog::from_dir) share this walk, so a folder is judged the
 //! same at build time and at run time.
 //!
-//! This is the one module of the crate that touches the file system.
+//! This is the one module of the crate that touches the file system, and it is compiled only
+//! with the feature `fs` (on by default).
 
-use std::fmt;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use crate::catalog::{Catalog, CatalogBuilder};
 use crate::error::{Error, ErrorKind, Errors};
-use crate::file::{
-    MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, SKILL_MD, SkillFile, largest_files,
-    validate_file_path,
-};
+use crate::file::{MAX_BYTES_PER_SKILL, SKILL_MD, SkillFile};
+use crate::io_error::IoError;
 use crate::skill::Skill;
-use crate::{Catalog, CatalogBuilder};
+use crate::skill_files;
+use crate::skipped::Skipped;
 
 /// A skill read from disk, with where each of its files came from.
 #[derive(Debug, Clone)]
@@ -43,39 +43,6 @@ impl SkillSource {
     #[must_use]
     pub fn file_sources(&self) -> &[PathBuf] {
         &self.file_sources
-    }
-}
-
-/// A file or folder that was left out, and why. It is not an error, but worth a warning:
-/// its `Display` is one line for that, `skipped PATH (REASON)`.
-///
-/// # Example
-///
-/// ```
-/// # let dir = std::env::temp_dir().join(format!("skillpub-skipped-doc-{}", std::process::id()));
-/// # std::fs::create_dir_all(dir.join("pdf")).unwrap();
-/// # std::fs::create_dir_all(dir.join("shared")).unwrap();
-/// # std::fs::write(dir.join("pdf/SKILL.md"), "---\nname: pdf\ndescription: Reads PDFs.\n---\n").unwrap();
-/// let catalog = skillpub_core::Catalog::from_dir(&dir)?;
-/// let warnings: Vec<String> = catalog.skipped().iter().map(ToString::to_string).collect();
-/// assert_eq!(warnings, [format!(
-///     "skipped {} (the folder has no SKILL.md, so it is not a skill)",
-///     dir.join("shared").display(),
-/// )]);
-/// # std::fs::remove_dir_all(&dir).unwrap();
-/// # Ok::<(), skillpub_core::Errors>(())
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Skipped {
-    /// The path left out.
-    pub path: PathBuf,
-    /// Why.
-    pub reason: &'static str,
-}
-
-impl fmt::Display for Skipped {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "skipped {} ({})", self.path.display(), self.reason)
     }
 }
 
@@ -159,7 +126,9 @@ fn has_skill_md(folder: &Path) -> bool {
 }
 
 /// Reads a skill folder (one that holds a `SKILL.md`) or a folder of skill folders, and
-/// fails on any problem; see [`SkillsFolder::read`] for what is read, skipped and refused.
+/// fails on any problem of the walk; see [`SkillsFolder::read`] for what is read, skipped and
+/// refused. The skills themselves are judged by the catalog built from it
+/// ([`SkillsFolder::catalog`], [`SkillsFolder::builder`]).
 ///
 /// # Errors
 ///
@@ -183,26 +152,26 @@ impl SkillsFolder {
     /// would be. In each skill, every file is read except
     /// hidden ones (names starting with `.`, such as `.DS_Store` or `.git`), which are skipped
     /// and listed in [`skipped`](Self::skipped). These are refused, each with its own error:
-    /// names that are not UTF-8, symbolic links that leave the skill folder or point to a
-    /// folder, point to a folder, point to a hidden file or point nowhere, sockets and other
-    /// special files, paths a URL or an archive cannot carry (see [`validate_file_path`]), and
-    /// skills over 512 files or 16 MiB (counted before reading). `SKILL.md` goes through the
-    /// same checks.
+    /// names that are not UTF-8, symbolic links that leave the skill folder, point to a
+    /// folder, point to a hidden file or point nowhere, sockets and other special files, and
+    /// skills over 512 files or 16 MiB, judged on the sizes the file system reports before
+    /// anything is read (with the catalog's rule and message). `SKILL.md` goes through the
+    /// same checks. The rules every skill follows wherever it comes from, such as paths that a
+    /// URL or an archive cannot carry ([`validate_file_path`](crate::validate_file_path)), are
+    /// the catalog's: [`SkillsFolder::builder`] and [`Catalog::from_dir`] apply them.
     #[must_use]
     pub fn read(root: impl AsRef<Path>) -> Self {
         let root = root.as_ref();
-        let mut walk = Walk::default();
+        let mut walk = Self::default();
         let result = match fs::metadata(root) {
-            Err(error) => Err(ErrorKind::Io {
-                message: error.to_string(),
-            }),
+            Err(error) => Err(ErrorKind::Io(IoError::new(root, error))),
             Ok(meta) if !meta.is_dir() => Err(ErrorKind::NotAFolder),
             Ok(_) => Ok(()),
         };
         if let Err(kind) = result {
             let label = root.display().to_string();
             walk.errors.push(Error::new(&label, &label, None, kind));
-            return walk.into_folder();
+            return walk;
         }
         walk.folders.push(root.to_path_buf());
         if has_skill_md(root) {
@@ -225,7 +194,7 @@ impl SkillsFolder {
                 }
             }
         }
-        walk.into_folder()
+        walk
     }
 
     /// The problems found while reading.
@@ -266,13 +235,8 @@ impl Catalog {
     }
 }
 
-#[derive(Default)]
-struct Walk {
-    skills: Vec<SkillSource>,
-    skipped: Vec<Skipped>,
-    folders: Vec<PathBuf>,
-    errors: Vec<Error>,
-}
+/// The bytes a skill may still read.
+struct Budget(u64);
 
 /// A directory entry that passed the name checks.
 struct Entry {
@@ -282,16 +246,8 @@ struct Entry {
     is_symlink: bool,
 }
 
-impl Walk {
-    fn into_folder(self) -> SkillsFolder {
-        SkillsFolder {
-            skills: self.skills,
-            skipped: self.skipped,
-            folders: self.folders,
-            errors: self.errors,
-        }
-    }
-
+/// The walk, which fills a `SkillsFolder` as it goes.
+impl SkillsFolder {
     fn fail(&mut self, skill: &str, path: &Path, kind: ErrorKind) {
         let label = path.display().to_string();
         self.errors.push(Error::new(skill, &label, None, kind));
@@ -304,8 +260,7 @@ impl Walk {
         let read = match fs::read_dir(folder) {
             Ok(read) => read,
             Err(error) => {
-                let message = error.to_string();
-                self.fail(&skill, folder, ErrorKind::Io { message });
+                self.fail(&skill, folder, ErrorKind::Io(IoError::new(folder, error)));
                 return Vec::new();
             }
         };
@@ -314,8 +269,7 @@ impl Walk {
             let entry = match entry {
                 Ok(entry) => entry,
                 Err(error) => {
-                    let message = error.to_string();
-                    self.fail(&skill, folder, ErrorKind::Io { message });
+                    self.fail(&skill, folder, ErrorKind::Io(IoError::new(folder, error)));
                     continue;
                 }
             };
@@ -345,15 +299,16 @@ impl Walk {
         entries
     }
 
-    /// Reads one skill folder: every entry is resolved and checked first, the limits are
-    /// checked on the sizes the file system reports, and only then is anything read (each read
-    /// capped, in case a file grows meanwhile).
+    /// Reads one skill folder: every entry is resolved first, the limits are judged on the
+    /// sizes the file system reports, and only then is anything read. The catalog checks the
+    /// paths and judges the limits again on the bytes read, with the same rule, so a file that
+    /// grew meanwhile is caught there; each read stops at the limit, so that one cannot fill
+    /// the memory either.
     fn skill(&mut self, root: &Path) {
         let name = folder_name(root);
         let mut skill_md = None;
         let mut skill_md_seen = false;
         let mut found = Vec::new();
-        let mut bytes = 0_u64;
         let mut pending = vec![(root.to_path_buf(), String::new())];
         while let Some((folder, prefix)) = pending.pop() {
             for entry in self.entries(&folder, root) {
@@ -377,19 +332,12 @@ impl Walk {
                     continue;
                 };
                 if relative == SKILL_MD {
-                    bytes += meta.len();
                     skill_md = Some((source, meta.len()));
-                    continue;
+                } else {
+                    found.push((relative, source, is_executable(&meta), meta.len()));
                 }
-                if let Err(problem) = validate_file_path(&relative) {
-                    self.fail(&name, &entry.path, ErrorKind::FilePath { problem });
-                    continue;
-                }
-                bytes += meta.len();
-                found.push((relative, source, is_executable(&meta), meta.len()));
             }
         }
-        let skill_md_source = root.join(SKILL_MD);
         let Some((skill_md_path, skill_md_len)) = skill_md else {
             // A SKILL.md that was there but refused has been reported already.
             if !skill_md_seen {
@@ -397,36 +345,19 @@ impl Walk {
             }
             return;
         };
-        let count = found.len() + 1;
-        let within_limits = count <= MAX_FILES_PER_SKILL && bytes <= MAX_BYTES_PER_SKILL;
-        if count > MAX_FILES_PER_SKILL {
-            let limit = MAX_FILES_PER_SKILL;
-            self.fail(
-                &name,
-                &skill_md_source,
-                ErrorKind::TooManyFiles { count, limit },
-            );
-        }
-        if bytes > MAX_BYTES_PER_SKILL {
-            let limit = MAX_BYTES_PER_SKILL;
-            let largest = largest_files(
-                std::iter::once((SKILL_MD, skill_md_len))
-                    .chain(found.iter().map(|(path, .., len)| (path.as_str(), *len))),
-            );
-            self.fail(
-                &name,
-                &skill_md_source,
-                ErrorKind::TooLarge {
-                    bytes,
-                    limit,
-                    largest,
-                },
-            );
+        let sizes: Vec<(&str, u64)> = std::iter::once((SKILL_MD, skill_md_len))
+            .chain(found.iter().map(|(path, .., len)| (path.as_str(), *len)))
+            .collect();
+        let over_limits = skill_files::over_limits(&sizes);
+        let within_limits = over_limits.is_empty();
+        for kind in over_limits {
+            self.fail(&name, &root.join(SKILL_MD), kind);
         }
         if skill_md_len > MAX_BYTES_PER_SKILL {
             return;
         }
-        let Some(skill_md) = self.read(&name, &skill_md_path, MAX_BYTES_PER_SKILL) else {
+        let mut budget = Budget(MAX_BYTES_PER_SKILL);
+        let Some(skill_md) = self.read_file(&name, &skill_md_path, &mut budget) else {
             return;
         };
         let mut files = Vec::new();
@@ -434,7 +365,7 @@ impl Walk {
         if within_limits {
             found.sort_by(|a, b| a.0.cmp(&b.0));
             for (relative, source, executable, _) in found {
-                if let Some(content) = self.read(&name, &source, MAX_BYTES_PER_SKILL) {
+                if let Some(content) = self.read_file(&name, &source, &mut budget) {
                     files.push(SkillFile::new(relative, content, executable));
                     file_sources.push(source);
                 }
@@ -448,30 +379,21 @@ impl Walk {
         });
     }
 
-    /// Reads at most `limit` bytes of a file; more, or a read error, is reported.
-    fn read(&mut self, skill: &str, path: &Path, limit: u64) -> Option<Vec<u8>> {
+    /// Reads a file, at most one byte past what is left of the skill's budget: enough for the
+    /// catalog to see the limit broken, never more. A read error is reported.
+    fn read_file(&mut self, skill: &str, path: &Path, budget: &mut Budget) -> Option<Vec<u8>> {
         let result = fs::File::open(path).and_then(|file| {
             let mut content = Vec::new();
-            file.take(limit + 1).read_to_end(&mut content)?;
+            file.take(budget.0 + 1).read_to_end(&mut content)?;
             Ok(content)
         });
         match result {
-            Ok(content) if content.len() as u64 > limit => {
-                // The file grew after its size was checked; it alone is over the limit.
-                let bytes = content.len() as u64;
-                let largest = vec![(path.display().to_string(), bytes)];
-                let kind = ErrorKind::TooLarge {
-                    bytes,
-                    limit,
-                    largest,
-                };
-                self.fail(skill, path, kind);
-                None
+            Ok(content) => {
+                budget.0 = budget.0.saturating_sub(content.len() as u64);
+                Some(content)
             }
-            Ok(content) => Some(content),
             Err(error) => {
-                let message = error.to_string();
-                self.fail(skill, path, ErrorKind::Io { message });
+                self.fail(skill, path, ErrorKind::Io(IoError::new(path, error)));
                 None
             }
         }
@@ -489,8 +411,7 @@ impl Walk {
         let link = match fs::symlink_metadata(path) {
             Ok(meta) => meta,
             Err(error) => {
-                let message = error.to_string();
-                self.fail(skill, path, ErrorKind::Io { message });
+                self.fail(skill, path, ErrorKind::Io(IoError::new(path, error)));
                 return None;
             }
         };
@@ -521,8 +442,7 @@ impl Walk {
         let meta = match fs::metadata(&source) {
             Ok(meta) => meta,
             Err(error) => {
-                let message = error.to_string();
-                self.fail(skill, path, ErrorKind::Io { message });
+                self.fail(skill, path, ErrorKind::Io(IoError::new(path, error)));
                 return None;
             }
         };
@@ -553,4 +473,22 @@ fn is_executable(meta: &fs::Metadata) -> bool {
 #[cfg(not(unix))]
 fn is_executable(_: &fs::Metadata) -> bool {
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_read_stops_one_byte_past_the_budget_so_the_catalog_sees_the_limit_broken() {
+        let path = std::env::temp_dir().join(format!("skillpub-budget-{}", std::process::id()));
+        fs::write(&path, b"0123456789").unwrap();
+        let mut walk = SkillsFolder::default();
+        let mut budget = Budget(4);
+        let read = walk.read_file("pdf", &path, &mut budget);
+        fs::remove_file(&path).unwrap();
+        assert_eq!(read.as_deref(), Some(&b"01234"[..]));
+        assert_eq!(budget.0, 0);
+        assert!(walk.errors.is_empty());
+    }
 }

@@ -1,11 +1,12 @@
 //! Agent Skills as data: `SKILL.md` frontmatter, validation, digests and the discovery index.
 //!
-//! This crate knows no HTTP framework and does no I/O, except [`SkillsFolder`] and
-//! [`Catalog::from_dir`], which read a skills folder from disk. It turns the bytes of each skill's
-//! `SKILL.md` into a [`Catalog`]: every frontmatter parsed and checked against the
-//! [Agent Skills specification] and the [discovery draft 0.2.0], every artifact hashed from the
-//! exact bytes that will be served, and the `index.json` rendered once. Web crates such as
-//! `skillpub-axum` then answer requests from the catalog without further work.
+//! This crate knows no HTTP framework and does no I/O, except the folder walk behind the
+//! feature `fs` (`Catalog::from_dir`, `SkillsFolder`), which reads a skills folder from disk.
+//! It turns the bytes of each skill's `SKILL.md` into a [`Catalog`]: every frontmatter parsed
+//! and checked against the [Agent Skills specification] and the [discovery draft 0.2.0], every
+//! artifact hashed from the exact bytes that will be served, and the `index.json` rendered
+//! once. Web crates such as `skillpub-axum` then answer requests from the catalog without
+//! further work.
 //!
 //! # Example
 //!
@@ -69,6 +70,19 @@
 //!   entries), no hidden parts, no two differing only in case; at most 512 files and 16 MiB
 //!   per skill, `SKILL.md` included (the SEP-2640 limits).
 //!
+//! # One `SKILL.md`
+//!
+//! [`SkillMd::parse`] reads and checks a single `SKILL.md` with the rules above, as a client
+//! does with a file it fetched. The catalog runs every skill's `SKILL.md` through the same
+//! pipeline (its options are a [`SkillMdParser`]), then the rules of the supporting files
+//! (paths, see [`validate_file_path`], and limits), which are written once and hold for every
+//! skill, from memory, from `build.rs` or from a folder, then the rules across skills.
+//! [`CatalogBuilder::check`] runs every rule and builds nothing.
+//!
+//! # Problem codes
+//!
+#![doc = include_str!("docs/codes.md")]
+//!
 //! # Nesting under a prefix
 //!
 //! A router mounted under a path prefix (axum's `nest("/tenant", ..)`) serves the same paths,
@@ -96,8 +110,16 @@
 //! files give the same bytes and digests on every build and machine. Its `SKILL.md` and each
 //! file are also served on their own.
 //!
+//! # Crate features
+//!
+//! | Name | Description | Default |
+//! |---|---|---|
+//! | `fs` | Reading skill folders from disk: `Catalog::from_dir`, `SkillsFolder`, `read_skills_folder`, `Catalog::skipped`, and the problems only a folder can have (`ErrorKind::Io` and the other kinds marked `fs`). Without it the crate has no file-system code at all, as ripgrep's `globset` has none: parsing, validation, the catalog, the index and the archives work on bytes in memory. | yes |
+//!
 //! [Agent Skills specification]: https://agentskills.io/specification
 //! [discovery draft 0.2.0]: https://github.com/cloudflare/agent-skills-discovery-rfc
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod api_catalog;
 mod archive;
@@ -106,13 +128,20 @@ mod catalog;
 mod digest;
 mod error;
 mod file;
+#[cfg(feature = "fs")]
 mod folder;
 mod frontmatter;
 mod index;
+#[cfg(feature = "fs")]
+mod io_error;
 mod legacy;
 mod media;
 mod origin;
 mod skill;
+mod skill_files;
+mod skill_md;
+#[cfg(feature = "fs")]
+mod skipped;
 mod validate;
 mod yaml;
 
@@ -128,16 +157,25 @@ pub use error::{Error, ErrorKind, Errors};
 pub use file::{
     MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, PathProblem, SKILL_MD, SkillFile, validate_file_path,
 };
-pub use folder::{SkillSource, SkillsFolder, Skipped, read_skills_folder};
+#[cfg(feature = "fs")]
+#[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
+pub use folder::{SkillSource, SkillsFolder, read_skills_folder};
 pub use frontmatter::Frontmatter;
 pub use index::{
     ArchiveFormat, INDEX_PATH, SCHEMA_URI, TYPE_ARCHIVE, TYPE_SKILL_MD, UrlStyle, WELL_KNOWN_PATH,
     skill_md_path,
 };
+#[cfg(feature = "fs")]
+#[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
+pub use io_error::IoError;
 pub use legacy::{LEGACY_INDEX_PATH, LEGACY_PATH};
 pub use media::{GZIP, JSON, MARKDOWN, OCTET_STREAM, PLAIN_TEXT, ZIP, is_text, media_type};
 pub use origin::{DEV_PORTS, Origin, OriginError, is_local_host, is_local_ip};
 pub use skill::Skill;
+pub use skill_md::{SkillMd, SkillMdParser};
+#[cfg(feature = "fs")]
+#[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
+pub use skipped::Skipped;
 pub use validate::{
     ALLOWED_FIELDS, MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH,
     validate_name,

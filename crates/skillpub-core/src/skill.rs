@@ -93,11 +93,7 @@ impl Skill {
     /// folder, or an empty one, was given.
     #[must_use]
     pub fn folder_name(&self) -> Option<&str> {
-        let folder = self.folder()?.trim_end_matches(['/', '\\']);
-        folder
-            .rsplit(['/', '\\'])
-            .next()
-            .filter(|name| !name.is_empty())
+        folder_name(self.folder()?)
     }
 
     /// The exact bytes of the `SKILL.md`.
@@ -114,10 +110,24 @@ impl Skill {
 
     /// How errors refer to a file of this skill, such as `skills/pdf/SKILL.md`.
     pub(crate) fn file_label(&self, path: &str) -> String {
-        match self.folder() {
-            Some(folder) => format!("{}/{path}", folder.trim_end_matches(['/', '\\'])),
-            None => path.to_owned(),
-        }
+        file_label(self.folder(), path)
+    }
+}
+
+/// The last component of a folder, or `None` when there is none (`""`, `/`).
+pub(crate) fn folder_name(folder: &str) -> Option<&str> {
+    folder
+        .trim_end_matches(['/', '\\'])
+        .rsplit(['/', '\\'])
+        .next()
+        .filter(|name| !name.is_empty())
+}
+
+/// How errors refer to a file of a skill from `folder`, such as `skills/pdf/SKILL.md`.
+pub(crate) fn file_label(folder: Option<&str>, path: &str) -> String {
+    match folder {
+        Some(folder) => format!("{}/{path}", folder.trim_end_matches(['/', '\\'])),
+        None => path.to_owned(),
     }
 }
 
@@ -185,10 +195,20 @@ macro_rules! include_skills {
     ($name:ident) => {
         ::core::include!(::core::concat!(
             ::core::env!("OUT_DIR"),
-            "/skillpub_",
-            ::core::stringify!($name),
-            ".rs"
+            "/",
+            $crate::__generated_file!($name)
         ));
+    };
+}
+
+/// The name of the file that `skillpub-build` writes to `OUT_DIR` for the static `$name` and
+/// [`include_skills!`] includes, such as `skillpub_SKILLS.rs`: its one definition.
+/// `skillpub_build::generated_file` gives it `{}` and fills in the name at run time.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __generated_file {
+    ($name:tt) => {
+        ::core::concat!("skillpub_", ::core::stringify!($name), ".rs")
     };
 }
 

@@ -28,9 +28,6 @@ pub const ALLOWED_FIELDS: [&str; 6] = [
     "allowed-tools",
 ];
 
-/// What a `description` must say, for the empty-description message.
-const DESCRIPTION_WHAT: &str = "what the skill does and when to use it";
-
 const STRING_HINT: &str = "write it as text, in quotes if it could be read as a number or boolean";
 
 /// A field name (`None` for the frontmatter as a whole) and what is wrong with it.
@@ -116,30 +113,24 @@ fn suggest_name(name: &str) -> Option<String> {
     (!suggestion.is_empty()).then(|| suggestion.to_owned())
 }
 
-/// Options that relax the rules.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Rules {
-    pub(crate) allow_unknown_fields: bool,
+/// Every top-level field that the specification does not define.
+pub(crate) fn unknown_fields(json: &Map<String, Value>) -> Vec<Problem> {
+    json.keys()
+        .filter(|key| !ALLOWED_FIELDS.contains(&key.as_str()))
+        .map(|key| (Some(key.clone()), ErrorKind::UnknownField))
+        .collect()
 }
 
-/// Reads and checks every field. `folder` is the skill's folder name when it is known.
+/// Reads and checks every field the specification defines. `folder` is the skill's folder
+/// name when it is known.
 pub(crate) fn frontmatter(
     json: Map<String, Value>,
     folder: Option<&str>,
-    rules: Rules,
 ) -> Result<Frontmatter, Vec<Problem>> {
     let mut problems = Vec::new();
-    if !rules.allow_unknown_fields {
-        for key in json
-            .keys()
-            .filter(|key| !ALLOWED_FIELDS.contains(&key.as_str()))
-        {
-            problems.push((Some(key.clone()), ErrorKind::UnknownField));
-        }
-    }
     let mut report = |field: &str, kind| problems.push((Some(field.to_owned()), kind));
 
-    let name = required_string(&json, "name", &mut report);
+    let name = required_string(&json, "name", ErrorKind::NameEmpty, &mut report);
     if let Some(name) = name {
         for kind in validate_name(name) {
             report("name", kind);
@@ -158,24 +149,29 @@ pub(crate) fn frontmatter(
         }
     }
 
-    let description = required_string(&json, "description", &mut report);
+    let description = required_string(
+        &json,
+        "description",
+        ErrorKind::DescriptionEmpty,
+        &mut report,
+    );
     if let Some(description) = description {
-        check_text(
-            description,
-            MAX_DESCRIPTION_LENGTH,
-            DESCRIPTION_WHAT,
-            |kind| report("description", kind),
-        );
+        let rule = TextRule {
+            limit: MAX_DESCRIPTION_LENGTH,
+            empty: ErrorKind::DescriptionEmpty,
+            too_long: |length| ErrorKind::DescriptionTooLong { length },
+        };
+        rule.check(description, |kind| report("description", kind));
     }
 
     let compatibility = optional_string(&json, "compatibility", &mut report);
     if let Some(compatibility) = compatibility {
-        check_text(
-            compatibility,
-            MAX_COMPATIBILITY_LENGTH,
-            "the environment the skill needs, or remove the field",
-            |kind| report("compatibility", kind),
-        );
+        let rule = TextRule {
+            limit: MAX_COMPATIBILITY_LENGTH,
+            empty: ErrorKind::CompatibilityEmpty,
+            too_long: |length| ErrorKind::CompatibilityTooLong { length },
+        };
+        rule.check(compatibility, |kind| report("compatibility", kind));
     }
     let license = optional_string(&json, "license", &mut report);
     let allowed_tools = optional_string(&json, "allowed-tools", &mut report);
@@ -194,9 +190,11 @@ pub(crate) fn frontmatter(
     }
 }
 
+/// A field that must be text; `empty` is its problem when it is written without a value.
 fn required_string<'a>(
     json: &'a Map<String, Value>,
     field: &'static str,
+    empty: ErrorKind,
     report: &mut impl FnMut(&str, ErrorKind),
 ) -> Option<&'a str> {
     match json.get(field) {
@@ -204,17 +202,8 @@ fn required_string<'a>(
             report(field, ErrorKind::MissingField { field });
             None
         }
-        Some(Value::Null) if field == "name" => {
-            report(field, ErrorKind::NameEmpty);
-            None
-        }
         Some(Value::Null) => {
-            report(
-                field,
-                ErrorKind::TextEmpty {
-                    what: DESCRIPTION_WHAT,
-                },
-            );
+            report(field, empty);
             None
         }
         Some(_) => optional_string(json, field, report),
@@ -235,16 +224,25 @@ fn optional_string<'a>(
     }
 }
 
-fn check_text(text: &str, limit: usize, what: &'static str, mut report: impl FnMut(ErrorKind)) {
-    if text.trim().is_empty() {
-        report(ErrorKind::TextEmpty { what });
-    }
-    if let Some(kind) = check_control(text) {
-        report(kind);
-    }
-    let length = text.chars().count();
-    if length > limit {
-        report(ErrorKind::TextTooLong { length, limit });
+/// The rules of a text field: not blank, no control characters, at most `limit` characters.
+struct TextRule {
+    limit: usize,
+    empty: ErrorKind,
+    too_long: fn(usize) -> ErrorKind,
+}
+
+impl TextRule {
+    fn check(self, text: &str, mut report: impl FnMut(ErrorKind)) {
+        if text.trim().is_empty() {
+            report(self.empty);
+        }
+        if let Some(kind) = check_control(text) {
+            report(kind);
+        }
+        let length = text.chars().count();
+        if length > self.limit {
+            report((self.too_long)(length));
+        }
     }
 }
 

@@ -1,7 +1,37 @@
 //! Reading skills from disk: what is read, what is skipped and what is refused.
 
-use super::Scratch;
 use crate::{Catalog, ErrorKind, Errors, PathProblem, Skill, SkillFile, read_skills_folder};
+
+/// A fresh folder under the system's temporary folder, removed when dropped.
+struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let path = std::env::temp_dir().join(format!(
+            "skillpub-core-{name}-{}-{nanos}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&path).unwrap();
+        Self(path)
+    }
+
+    /// Writes a file, creating its folders.
+    fn write(&self, relative: &str, bytes: impl AsRef<[u8]>) -> std::path::PathBuf {
+        let path = self.0.join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
 
 fn skill_md(name: &str) -> String {
     format!("---\nname: {name}\ndescription: Does {name}.\n---\nSteps.\n")
@@ -170,18 +200,21 @@ fn special_files_are_refused() {
 }
 
 #[test]
-fn paths_a_url_cannot_carry_are_refused() {
+fn paths_a_url_cannot_carry_are_read_then_refused_by_the_catalog_rule() {
     let dir = Scratch::new("bad-path");
     dir.write("pdf/SKILL.md", skill_md("pdf"));
     dir.write("pdf/my notes.md", "x");
-    let errors = read_skills_folder(&dir.0).unwrap_err();
+    let folder = read_skills_folder(&dir.0).unwrap();
+    let errors = folder.catalog().unwrap_err();
     assert!(matches!(
         &kinds(&errors)[..],
         [ErrorKind::FilePath {
             problem: PathProblem::Characters { .. }
         }]
     ));
-    assert!(errors.to_string().contains("my notes.md"), "{errors}");
+    let file = errors.as_slice()[0].file();
+    assert_eq!(file, format!("{}/pdf/my notes.md", dir.0.display()));
+    assert_eq!(Catalog::from_dir(&dir.0).unwrap_err(), errors);
 }
 
 #[test]
@@ -273,11 +306,12 @@ fn broken_links_links_to_hidden_files_and_linked_skill_folders_are_refused() {
     assert_eq!(found.len(), 3, "{errors}");
 }
 
+#[cfg(unix)]
 #[test]
 fn a_skill_with_a_refused_file_is_still_read_for_linting() {
     let dir = Scratch::new("lint-partial");
     dir.write("pdf/SKILL.md", "---\nname: PDF\ndescription: d\n---\n");
-    dir.write("pdf/bad name.md", "x");
+    std::os::unix::fs::symlink("missing.md", dir.0.join("pdf/dangling.md")).unwrap();
     dir.write("pdf/good.md", "x");
     let folder = crate::SkillsFolder::read(&dir.0);
     assert_eq!(folder.errors().len(), 1);
@@ -298,7 +332,7 @@ fn a_missing_folder_or_a_file_is_an_error() {
         [ErrorKind::NotAFolder]
     );
     let missing = read_skills_folder(dir.0.join("nope")).unwrap_err();
-    assert!(matches!(kinds(&missing)[..], [ErrorKind::Io { .. }]));
+    assert!(matches!(kinds(&missing)[..], [ErrorKind::Io(_)]));
 }
 
 #[test]
@@ -348,11 +382,32 @@ fn the_size_limit_counts_every_byte() {
             ]
         }]
     );
+    assert_eq!(errors.as_slice()[0].code(), "skill.too-large");
+}
+
+#[test]
+fn a_skill_over_the_size_limit_is_refused_before_its_files_are_read() {
+    let dir = Scratch::new("huge");
+    let skill_md = skill_md("pdf");
+    dir.write("pdf/SKILL.md", &skill_md);
+    let huge = dir.write("pdf/assets/huge.bin", "");
+    // A sparse gigabyte: no disk space, but reading it would take a gigabyte of memory.
+    let gigabyte = 1 << 30;
+    std::fs::File::options()
+        .write(true)
+        .open(&huge)
+        .unwrap()
+        .set_len(gigabyte)
+        .unwrap();
+    let folder = crate::SkillsFolder::read(&dir.0);
+    let kinds: Vec<&ErrorKind> = folder.errors().iter().map(crate::Error::kind).collect();
     assert!(
-        errors.to_string().contains(
-            "the largest files are `assets/big.bin` (16.0 MiB), `SKILL.md` (48 bytes), `assets/one.bin` (1 byte)"
-        ),
-        "{errors}"
+        matches!(kinds[..], [ErrorKind::TooLarge { bytes, .. }] if *bytes == gigabyte + skill_md.len() as u64),
+        "{kinds:?}"
+    );
+    assert!(
+        folder.skills()[0].skill().files().is_empty(),
+        "only SKILL.md is read"
     );
 }
 

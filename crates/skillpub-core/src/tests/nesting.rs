@@ -162,5 +162,7 @@ fn a_bad_prefix_is_reported_with_every_skill_problem() {
         text.starts_with("2 problems in the skills:\n  `CatalogBuilder::base_path`: the base path `/tenant/` ends with `/`"),
         "{text}"
     );
-    assert!(text.contains("skill `Bad`: field `name`"), "{text}");
+    let codes: Vec<&str> = errors.as_slice().iter().map(crate::Error::code).collect();
+    assert_eq!(codes, ["base-path.invalid", "name.uppercase"]);
+    assert_eq!(errors.as_slice()[1].skill(), "Bad");
 }

@@ -12,6 +12,10 @@ fn build(folder: Option<&str>, text: String) -> Result<Catalog, Errors> {
     Catalog::new([Skill::new(folder.map(str::to_owned), text)])
 }
 
+fn codes(errors: &Errors) -> Vec<&'static str> {
+    errors.as_slice().iter().map(crate::Error::code).collect()
+}
+
 fn problems(folder: Option<&str>, frontmatter: &str) -> Vec<(Option<String>, ErrorKind)> {
     match build(folder, skill_md(frontmatter)) {
         Ok(_) => Vec::new(),
@@ -250,25 +254,19 @@ invalid!(
     empty_description,
     None,
     "name: a\ndescription:",
-    [(DESCRIPTION, ErrorKind::TextEmpty { .. })]
+    [(DESCRIPTION, ErrorKind::DescriptionEmpty)]
 );
 invalid!(
     blank_description,
     None,
     "name: a\ndescription: \"   \"",
-    [(DESCRIPTION, ErrorKind::TextEmpty { .. })]
+    [(DESCRIPTION, ErrorKind::DescriptionEmpty)]
 );
 invalid!(
     description_too_long,
     None,
     &format!("name: a\ndescription: {}", "x".repeat(1025)),
-    [(
-        DESCRIPTION,
-        ErrorKind::TextTooLong {
-            length: 1025,
-            limit: 1024
-        }
-    )]
+    [(DESCRIPTION, ErrorKind::DescriptionTooLong { length: 1025 })]
 );
 invalid!(
     boolean_description,
@@ -291,10 +289,7 @@ invalid!(
     ),
     [(
         COMPATIBILITY,
-        ErrorKind::TextTooLong {
-            length: 501,
-            limit: 500
-        }
+        ErrorKind::CompatibilityTooLong { length: 501 }
     )]
 );
 // skills-ref accepts an empty compatibility; the specification says 1 to 500 characters.
@@ -302,7 +297,7 @@ invalid!(
     empty_compatibility,
     None,
     "name: a\ndescription: d\ncompatibility: \"\"",
-    [(COMPATIBILITY, ErrorKind::TextEmpty { .. })]
+    [(COMPATIBILITY, ErrorKind::CompatibilityEmpty)]
 );
 invalid!(
     list_as_compatibility,
@@ -424,7 +419,7 @@ invalid!(
         (NAME, ErrorKind::NameConsecutiveHyphens { .. }),
         (NAME, ErrorKind::NameInvalidCharacters { .. }),
         (NAME, ErrorKind::NameFolderMismatch { .. }),
-        (COMPATIBILITY, ErrorKind::TextTooLong { .. }),
+        (COMPATIBILITY, ErrorKind::CompatibilityTooLong { .. }),
     ]
 );
 
@@ -561,12 +556,14 @@ fn a_fence_mistake_says_so_instead_of_too_large() {
         "---\nname: a\n--- \ndescription: d\n---\n# Body\n".to_owned(),
     )
     .unwrap_err();
-    let message = errors.as_slice()[0].to_string();
-    assert!(
-        message.contains("line 3 (\"--- \") is a YAML document marker, not the closing `---`"),
-        "{message}"
+    assert_eq!(codes(&errors), ["frontmatter.fence"]);
+    assert_eq!(
+        errors.as_slice()[0].kind(),
+        &ErrorKind::FrontmatterFence {
+            line: 3,
+            text: "--- ".into()
+        }
     );
-    assert!(!message.contains("too large"), "{message}");
 }
 
 #[test]
@@ -693,16 +690,44 @@ fn a_name_with_an_underscore_gets_a_valid_suggestion() {
 fn a_skill_without_frontmatter_is_named_by_its_folder() {
     let errors = build(Some("skills/notes"), "# Notes".to_owned()).unwrap_err();
     assert_eq!(errors.as_slice()[0].skill(), "notes");
-    assert!(
-        errors.as_slice()[0]
-            .to_string()
-            .contains("must start with a line `---`")
-    );
+    assert_eq!(codes(&errors), ["frontmatter.missing"]);
 }
 
 #[test]
 fn yaml_errors_carry_the_parser_position() {
     let errors = build(None, skill_md("name: a\ndescription: Use this: now")).unwrap_err();
-    let message = errors.as_slice()[0].to_string();
-    assert!(message.contains("at line 3, column 22"), "{message}");
+    assert_eq!(codes(&errors), ["yaml.syntax"]);
+    assert!(
+        matches!(
+            errors.as_slice()[0].kind(),
+            ErrorKind::Yaml {
+                line: 3,
+                column: 22,
+                ..
+            }
+        ),
+        "{errors}"
+    );
+}
+
+#[test]
+fn check_reports_what_build_reports_and_builds_nothing() {
+    let mut builder = CatalogBuilder::new();
+    builder
+        .skill(Skill::from_static_in(
+            "one/a",
+            "---\nname: a\ndescription: d\n---\n",
+        ))
+        .skill(Skill::from_static_in(
+            "two/a",
+            "---\nname: a\ndescription: d\n---\n",
+        ))
+        .skill(Skill::from_static_in("bad", "---\nname: Bad\n---\n"))
+        .base_path("tenant");
+    let built = builder.build().unwrap_err();
+    assert_eq!(builder.check().unwrap_err(), built);
+    assert_eq!(built.len(), 5, "{built}");
+    let mut fine = CatalogBuilder::new();
+    fine.skill(Skill::from_static("---\nname: a\ndescription: d\n---\n"));
+    assert_eq!(fine.check(), Ok(()));
 }
