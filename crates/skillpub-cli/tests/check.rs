@@ -1687,3 +1687,43 @@ async fn links_in_several_fields_with_rel_lists_and_relative_targets_are_read() 
     report.line("ok", "page", "discovery.link-mismatch");
     assert_eq!(report.0["summary"]["warn"], 0, "{:#}", report.0);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_link_that_redirects_to_the_well_known_index_names_the_same_index() {
+    let app = app_linking_elsewhere(None).route(
+        "/other/index.json",
+        axum::routing::get(|| async {
+            axum::response::Redirect::permanent("/.well-known/agent-skills/index.json")
+        }),
+    );
+    let addr = serve(app).await;
+    let (passed, report) = check_url(&format!("http://{addr}/docs"), &[]).await;
+    assert!(passed, "{:#}", report.0);
+    let same = report.message("ok", "page", "discovery.link-mismatch");
+    assert_eq!(
+        same,
+        format!(
+            "the Link and the well-known path name the same index, http://{addr}/.well-known/agent-skills/index.json"
+        )
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_page_whose_link_and_well_known_path_both_lead_nowhere_fails_on_the_index() {
+    let layer = skillpub_axum::AgentSkillsLinkLayer::all()
+        .index_url("/other/index.json")
+        .unwrap();
+    let app = Router::new()
+        .route(
+            "/docs",
+            axum::routing::get(|| async { axum::response::Html("<h1>Docs</h1>") }),
+        )
+        .layer(layer);
+    let addr = serve(app).await;
+    let (passed, report) = check_url(&format!("http://{addr}/docs"), &[]).await;
+    assert!(!passed);
+    assert_eq!(report.failures(), [("index", "index.status")]);
+    let neither = report.message("warn", "page", "discovery.link-mismatch");
+    assert!(neither.starts_with("neither the Link's"), "{neither}");
+    assert_eq!(report.grade().0, "FAIL");
+}

@@ -233,7 +233,7 @@ checks! {
             "{page} answered 200 ({shown}) with no Link rel=\"agent-skills\", so it was read as a path prefix whose index is {index}; if it is a page, `skillpub check --page {page}` checks its origin's well-known index";
         ok same_index(index: &Url) => "the Link and the well-known path name the same index, {index}";
         problem two_indexes(link: &Url, index: &Url) =>
-            "the Link names {link}, another index than the well-known {index}: clients that follow the draft, and the aiSiteReady scanner, read {index} (checked below), agents that follow the Link read {link} (`skillpub check {link}` checks it); point the Link at {index}";
+            "the Link names {link}, another index than the well-known {index}: clients that follow the draft, and the aiSiteReady scanner, read the well-known one (checked below), agents that follow the Link read the other (`skillpub check {link}` checks it); point the Link at the well-known index";
         problem only_link(link: &Url, index: &Url, found: &str, client: &str) =>
             "only the Link leads to an index, {link} (checked below): the well-known {index} {found}, so clients that follow the draft, and the aiSiteReady scanner, find no skills on this origin; serve the index there too, or give clients {client}";
         problem only_well_known(link: &Url, found: &str, index: &Url) =>
