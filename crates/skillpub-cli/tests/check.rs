@@ -1727,3 +1727,30 @@ async fn a_page_whose_link_and_well_known_path_both_lead_nowhere_fails_on_the_in
     assert!(neither.starts_with("neither the Link's"), "{neither}");
     assert_eq!(report.grade().0, "FAIL");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_prefix_whose_page_links_to_the_root_by_mistake_is_still_checked_under_the_prefix() {
+    let mut catalog = Catalog::builder();
+    catalog
+        .skill(Skill::from_static(SKILL_MD))
+        .base_path("/tenant");
+    // Every path outside the prefix is the app's page, whose Link names the root's index:
+    // the layer was not given the prefix.
+    let app = Router::new()
+        .nest("/tenant", skillpub_axum::router(catalog.build().unwrap()))
+        .fallback(|| async { axum::response::Html("<html>app</html>") })
+        .layer(skillpub_axum::AgentSkillsLinkLayer::html_only());
+    let addr = serve(app).await;
+    let (passed, report) = check_url(&format!("http://{addr}/tenant"), &[]).await;
+    assert!(passed, "{:#}", report.0);
+    let index = format!("http://{addr}/tenant/.well-known/agent-skills/index.json");
+    let prefix = report.message("warn", "page", "discovery.link");
+    assert!(
+        prefix.contains(&format!("the URL given has one under it, {index}")),
+        "{prefix}"
+    );
+    let entry = report.message("ok", "greeting", "entry.fields");
+    assert!(entry.contains(&format!("http://{addr}/tenant/")), "{entry}");
+    let (_, reason) = report.grade();
+    assert!(reason.contains(&format!("graded at {index}")), "{reason}");
+}

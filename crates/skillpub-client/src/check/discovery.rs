@@ -93,14 +93,32 @@ fn client_url(index: &Url) -> String {
 
 impl<T: Transport + Sync> Run<'_, T> {
     /// A target with a path: a page when its answer names an index in a `Link`, else a
-    /// prefix, checked as before; a prefix without an index whose URL answered a page gets a
-    /// line that says how it was read.
+    /// prefix, checked as before. A prefix without an index whose URL answered a page gets a
+    /// line that says how it was read; a page whose `Link` and well-known path lead to no
+    /// index, while the prefix has one, is read as the prefix after all.
     pub(super) fn path(&self, out: &mut Lines, url: &Url, prefix_index: &Url) -> Grade {
         let page = self.client.request(&Method::GET, url, CODED);
         if let Ok(page) = &page {
             let advertised = Advertised::read(&page.headers, &page.url);
             if advertised.names_an_index() {
-                return self.follow(out, &page.url, page.status, &advertised);
+                let (grade, chosen) = self.follow(out, &page.url, page.status, &advertised);
+                let fetched = |index: &Url| {
+                    *index == well_known(&page.url) || advertised.targets.contains(index)
+                };
+                if is_index(&chosen) || fetched(prefix_index) {
+                    self.index(out, chosen);
+                    return grade;
+                }
+                let answer = self.client.request(&Method::GET, prefix_index, CODED);
+                if !is_index(&answer) {
+                    self.index(out, chosen);
+                    return grade;
+                }
+                let kind = CheckKind::DiscoveryLink;
+                out.push("page", Finding::index_under_the_path(kind, prefix_index));
+                let grade = Grade::of(prefix_index, answer.as_ref());
+                self.index(out, answer);
+                return grade;
             }
         }
         let answer = self.client.request(&Method::GET, prefix_index, CODED);
@@ -122,7 +140,7 @@ impl<T: Transport + Sync> Run<'_, T> {
 
     /// A page, as the caller said: its `Link`, if any, and its origin's well-known index.
     pub(super) fn page(&self, out: &mut Lines, url: &Url) -> Grade {
-        match self.client.request(&Method::GET, url, CODED) {
+        let (grade, chosen) = match self.client.request(&Method::GET, url, CODED) {
             Ok(page) => {
                 let advertised = Advertised::read(&page.headers, &page.url);
                 self.follow(out, &page.url, page.status, &advertised)
@@ -131,22 +149,23 @@ impl<T: Transport + Sync> Run<'_, T> {
                 out.push("page", Finding::failed("GET", error));
                 let index = well_known(url);
                 let answer = self.client.request(&Method::GET, &index, CODED);
-                let grade = Grade::of(&index, answer.as_ref());
-                self.index(out, answer);
-                grade
+                (Grade::of(&index, answer.as_ref()), answer)
             }
-        }
+        };
+        self.index(out, chosen);
+        grade
     }
 
-    /// Reports what the page's `Link` says and how it compares with the well-known index,
-    /// checks the index a client would use, and grades the well-known one.
+    /// Reports what the page's `Link` says and how it compares with the well-known index;
+    /// returns the grade of the well-known index and the answer of the index a client would
+    /// use, to be checked in full.
     fn follow(
         &self,
         out: &mut Lines,
         page: &Url,
         status: StatusCode,
         advertised: &Advertised,
-    ) -> Grade {
+    ) -> (Grade, Result<Fetched, FetchError>) {
         let kind = CheckKind::DiscoveryLink;
         for malformed in &advertised.malformed {
             out.push("page", Finding::link_malformed(kind, malformed));
@@ -169,12 +188,11 @@ impl<T: Transport + Sync> Run<'_, T> {
         let index = well_known(page);
         let answer = self.client.request(&Method::GET, &index, CODED);
         let grade = Grade::of(&index, answer.as_ref());
-        let checked = match advertised.targets.first() {
+        let chosen = match advertised.targets.first() {
             None => answer,
             Some(link) => self.compare(out, link, &index, answer),
         };
-        self.index(out, checked);
-        grade
+        (grade, chosen)
     }
 
     /// Compares the index the `Link` names with the well-known one; returns the answer of the

@@ -88,7 +88,9 @@ const CODED: &[(&str, &str)] = &[("accept-encoding", ACCEPT_ENCODING)];
 /// - any other path is fetched once (`GET`): when the answer (after redirects) has a `Link`
 ///   with `rel="agent-skills"`, or a `Link` field that does not parse and mentions
 ///   `agent-skills`, it is **a page**; otherwise it is **a path prefix** the skills are mounted
-///   under, and its index is `{path}/.well-known/agent-skills/index.json`.
+///   under, and its index is `{path}/.well-known/agent-skills/index.json`. A page whose `Link`
+///   and well-known path lead to no index, while there is one under its path, is read as
+///   that prefix after all (with a `discovery.link` warning).
 ///
 /// For a page, the index of its `Link` (resolved against the page's URL) is compared with its
 /// origin's well-known index (`discovery.link`, `discovery.link-mismatch`), and one of them is

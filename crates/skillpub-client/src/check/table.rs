@@ -231,6 +231,8 @@ checks! {
             "{page} answered {status} with no Link rel=\"agent-skills\"; agents that read Link headers do not find the index from it";
         problem read_as_prefix(page: &Url, shown: &str, index: &Url) =>
             "{page} answered 200 ({shown}) with no Link rel=\"agent-skills\", so it was read as a path prefix whose index is {index}; if it is a page, `skillpub check --page {page}` checks its origin's well-known index";
+        problem index_under_the_path(index: &Url) =>
+            "where the page's Link leads there is no index, but the URL given has one under it, {index} (checked below), so it was read as a path prefix; point the Link there";
         ok same_index(index: &Url) => "the Link and the well-known path name the same index, {index}";
         problem two_indexes(link: &Url, index: &Url) =>
             "the Link names {link}, another index than the well-known {index}: clients that follow the draft, and the aiSiteReady scanner, read the well-known one (checked below), agents that follow the Link read the other (`skillpub check {link}` checks it); point the Link at the well-known index";
