@@ -93,32 +93,13 @@ fn client_url(index: &Url) -> String {
 
 impl<T: Transport + Sync> Run<'_, T> {
     /// A target with a path: a page when its answer names an index in a `Link`, else a
-    /// prefix, checked as before. A prefix without an index whose URL answered a page gets a
-    /// line that says how it was read; a page whose `Link` and well-known path lead to no
-    /// index, while the prefix has one, is read as the prefix after all.
+    /// prefix, checked as before.
     pub(super) fn path(&self, out: &mut Lines, url: &Url, prefix_index: &Url) -> Grade {
         let page = self.client.request(&Method::GET, url, CODED);
         if let Ok(page) = &page {
             let advertised = Advertised::read(&page.headers, &page.url);
             if advertised.names_an_index() {
-                let (grade, chosen) = self.follow(out, &page.url, page.status, &advertised);
-                let fetched = |index: &Url| {
-                    *index == well_known(&page.url) || advertised.targets.contains(index)
-                };
-                if is_index(&chosen) || fetched(prefix_index) {
-                    self.index(out, chosen);
-                    return grade;
-                }
-                let answer = self.client.request(&Method::GET, prefix_index, CODED);
-                if !is_index(&answer) {
-                    self.index(out, chosen);
-                    return grade;
-                }
-                let kind = CheckKind::DiscoveryLink;
-                out.push("page", Finding::index_under_the_path(kind, prefix_index));
-                let grade = Grade::of(prefix_index, answer.as_ref());
-                self.index(out, answer);
-                return grade;
+                return self.linked_path(out, page, &advertised, prefix_index);
             }
         }
         let answer = self.client.request(&Method::GET, prefix_index, CODED);
@@ -128,13 +109,39 @@ impl<T: Transport + Sync> Run<'_, T> {
             && !is_index(&answer)
         {
             let shown = page.header("content-type").unwrap_or("no Content-Type");
-            let kind = CheckKind::DiscoveryLink;
-            out.push(
-                "page",
-                Finding::read_as_prefix(kind, url, shown, prefix_index),
-            );
+            let finding =
+                Finding::read_as_prefix(CheckKind::DiscoveryLink, url, shown, prefix_index);
+            out.push("page", finding);
         }
         self.index(out, answer);
+        grade
+    }
+
+    /// A path whose page names an index in a `Link`: followed as a page, unless neither the
+    /// `Link` nor the well-known path leads to an index while there is one under the path;
+    /// then it is read as that prefix after all, so that a misleading `Link` does not hide a
+    /// working prefix.
+    fn linked_path(
+        &self,
+        out: &mut Lines,
+        page: &Fetched,
+        advertised: &Advertised,
+        prefix_index: &Url,
+    ) -> Grade {
+        let (grade, chosen) = self.follow(out, &page.url, page.status, advertised);
+        let compared =
+            *prefix_index == well_known(&page.url) || advertised.targets.contains(prefix_index);
+        if !is_index(&chosen) && !compared {
+            let answer = self.client.request(&Method::GET, prefix_index, CODED);
+            if is_index(&answer) {
+                let finding = Finding::index_under_the_path(CheckKind::DiscoveryLink, prefix_index);
+                out.push("page", finding);
+                let grade = Grade::of(prefix_index, answer.as_ref());
+                self.index(out, answer);
+                return grade;
+            }
+        }
+        self.index(out, chosen);
         grade
     }
 
