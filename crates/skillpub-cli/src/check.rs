@@ -12,8 +12,14 @@ use crate::Format;
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// An origin (`https://example.com`), an origin with the path the skills are mounted under
-    /// (`https://example.com/tenant`), or an index URL.
+    /// (`https://example.com/tenant`), a page whose `Link` names the index
+    /// (`https://example.com/docs`), or an index URL (a path ending in `.json`).
     url: String,
+    /// Read the URL as a page, whatever its path: follow its `Link` with `rel="agent-skills"`
+    /// and compare it with the origin's well-known index. Without it, a URL with a path is a
+    /// page only when its answer has such a `Link`, and a path prefix otherwise.
+    #[arg(long)]
+    page: bool,
     /// Print one JSON report instead of lines; each check has its stable `code`.
     #[arg(long)]
     json: bool,
@@ -69,6 +75,7 @@ pub(crate) fn run(args: &Args) -> bool {
     };
     let options = CheckOptions {
         progress: show_progress.then_some(&progress as Progress<'_>),
+        page: args.page,
     };
     let report = check(&client, &args.url, &options);
     if show_progress {

@@ -193,6 +193,22 @@ impl Report {
             .expect("a message")
     }
 
+    /// The aiSiteReady grade: its status and its reason.
+    fn grade(&self) -> (&str, &str) {
+        let grade = &self.0["aisiteready"];
+        let field = |name: &str| {
+            grade[name]
+                .as_str()
+                .unwrap_or_else(|| panic!("no aisiteready {name}:\n{:#}", self.0))
+        };
+        (field("status"), field("reason"))
+    }
+
+    /// The lines of one code.
+    fn of(&self, code: &str) -> Vec<&serde_json::Value> {
+        self.checks().iter().filter(|c| c["code"] == code).collect()
+    }
+
     /// `(subject, code)` of every failed line.
     fn failures(&self) -> Vec<(&str, &str)> {
         self.checks()
@@ -227,13 +243,25 @@ async fn the_demo_passes_every_check() {
     let (passed, stdout) = check(addr, &[]).await;
     assert!(passed, "{stdout}");
     let lines: Vec<&str> = stdout.lines().collect();
-    let (summary, checks) = lines.split_last().unwrap();
+    let [checks @ .., grade, summary] = lines.as_slice() else {
+        panic!("{stdout}");
+    };
     assert!(
         checks.iter().all(|line| line.starts_with("ok ")),
         "{stdout}"
     );
     assert!(checks.len() > 20, "{stdout}");
     assert!(summary.ends_with("ok, 0 warnings, 0 failed"), "{stdout}");
+    // The scanner accepts entry urls on port 80 or 443 only, so a server on a development
+    // port grades PARTIAL until it is deployed.
+    let entries = format!(
+        "aiSiteReady agent_skills: PARTIAL (none of the 3 entries is valid (skills[0]: `url` resolves to http://{addr}/.well-known/agent-skills/"
+    );
+    assert!(grade.starts_with(&entries), "{stdout}");
+    assert!(
+        grade.ends_with("the scanner accepts only a host name with a dot on port 80 or 443))"),
+        "{stdout}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -405,6 +433,12 @@ async fn a_server_that_never_answers_times_out() {
     assert!(!passed);
     assert_eq!(report.failures(), [("index", "fetch.timeout")]);
     assert!(started.elapsed() < Duration::from_secs(30));
+    let (status, reason) = report.grade();
+    assert_eq!(status, "UNKNOWN", "{reason}");
+    assert!(
+        reason.starts_with("the index could not be fetched: "),
+        "{reason}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -1155,4 +1189,568 @@ async fn a_site_under_a_prefix_is_checked_under_it() {
     let (passed, report) = check_json(addr, &[]).await;
     assert!(!passed, "the root has no index:\n{:#}", report.0);
     assert_eq!(report.failures(), [("index", "index.media-type")]);
+}
+
+/// An answer with any status.
+fn answer(status: StatusCode, content_type: &'static str, body: impl Into<Vec<u8>>) -> Answer {
+    Answer {
+        status,
+        ..ok(content_type, body)
+    }
+}
+
+/// Serves a site behind a CONNECT proxy on 127.0.0.1 and checks it as
+/// `http://skills.example.com`: a public name on port 80, as the aiSiteReady scanner sees a
+/// deployed site (entry urls on a development port are invalid to it).
+async fn check_public(site: Site) -> (bool, Report) {
+    let (proxy, _) = connect_proxy(serve(site.router()).await).await;
+    let proxy = format!("http://{proxy}");
+    let args = ["check", "--json", "http://skills.example.com"];
+    let (passed, stdout, stderr) = skillpub_with(&args, &proxy_env(&proxy)).await;
+    assert!(stdout.starts_with('{'), "{stdout}{stderr}");
+    (passed, Report::parse(&stdout))
+}
+
+/// The one-skill site with its index replaced.
+fn with_index(index: Answer) -> Site {
+    let mut site = good_site();
+    site.routes[0].1 = index;
+    site
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_row_of_the_aisiteready_table_is_graded_from_a_site_with_that_one_defect() {
+    let skill = entry(
+        "greeting",
+        "skill-md",
+        "Greets the user by name.",
+        SKILL,
+        SKILL_MD.as_bytes(),
+    );
+    let json = |body: String| ok("application/json", body);
+    let invalid = [
+        entry("Greeting", "skill-md", "d", SKILL, SKILL_MD.as_bytes()),
+        entry("greeting", "skill-md", "d", SKILL, b"x").replace("sha256:", "sha256:AB"),
+        r#"{"name":"greeting","type":"skill-md","description":"d","digest":"sha256:00"}"#
+            .to_owned(),
+    ]
+    .join(",");
+    let localhost = entry(
+        "greeting",
+        "skill-md",
+        "Greets the user by name.",
+        "http://localhost:5173/.well-known/agent-skills/greeting/SKILL.md",
+        SKILL_MD.as_bytes(),
+    );
+    let shell = "<!doctype html><div id=app></div>";
+    // (the defect, the site, the grade, the start of its reason, whether `check` passes,
+    // the code of `check` that sees the defect)
+    let rows: Vec<(&str, Site, &str, &str, bool, &str)> = vec![
+        (
+            "none",
+            good_site(),
+            "PASS",
+            "`$schema` declared, served as application/json, 1 of 1 entries valid",
+            true,
+            "index.schema",
+        ),
+        (
+            "no $schema",
+            with_index(json(format!(r#"{{"skills":[{skill}]}}"#))),
+            "PARTIAL",
+            "no `$schema`",
+            false,
+            "index.schema",
+        ),
+        (
+            "text/plain",
+            with_index(ok("text/plain", index(&skill))),
+            "PARTIAL",
+            "served as text/plain, not as JSON",
+            false,
+            "index.media-type",
+        ),
+        (
+            "invalid JSON",
+            with_index(json(format!(r#"{{"$schema":"{SCHEMA_URI}","skills":["#))),
+            "PARTIAL",
+            "the body is not JSON (",
+            false,
+            "index.json",
+        ),
+        (
+            "no skills",
+            with_index(json(format!(r#"{{"$schema":"{SCHEMA_URI}"}}"#))),
+            "PARTIAL",
+            "`skills` is missing",
+            false,
+            "index.skills",
+        ),
+        (
+            "an empty skills",
+            with_index(json(index(""))),
+            "PARTIAL",
+            "`skills` is empty",
+            true,
+            "index.empty",
+        ),
+        (
+            "entries that are all invalid",
+            with_index(json(index(&invalid))),
+            "PARTIAL",
+            "none of the 3 entries is valid (skills[0]: `name` `Greeting` has uppercase letters",
+            false,
+            "index.skills",
+        ),
+        (
+            "a localhost url",
+            with_index(json(index(&localhost))),
+            "PARTIAL",
+            "none of the 1 entries is valid (skills[0]: `url` resolves to http://localhost:5173/",
+            false,
+            "entry.local-url",
+        ),
+        (
+            "403",
+            with_index(answer(StatusCode::FORBIDDEN, "text/plain", "no bots")),
+            "UNKNOWN",
+            "the index answered 403 Forbidden, which the scanner counts as a block",
+            false,
+            "index.status",
+        ),
+        (
+            "429",
+            with_index(answer(
+                StatusCode::TOO_MANY_REQUESTS,
+                "text/plain",
+                "slow down",
+            )),
+            "UNKNOWN",
+            "the index answered 429 Too Many Requests, which the scanner counts as a block",
+            false,
+            "index.status",
+        ),
+        (
+            "404",
+            Site::new(vec![(SKILL, ok("text/markdown", SKILL_MD))]),
+            "FAIL",
+            "the index answered 404 Not Found: no index",
+            false,
+            "index.status",
+        ),
+        (
+            "500",
+            with_index(answer(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "text/plain",
+                "oops",
+            )),
+            "FAIL",
+            "the index answered 500 Internal Server Error: no index",
+            false,
+            "index.status",
+        ),
+        (
+            "an HTML page",
+            with_index(ok("text/html; charset=utf-8", shell)),
+            "FAIL",
+            "the index is served as text/html: an HTML page, not JSON",
+            false,
+            "index.media-type",
+        ),
+        (
+            "JSON sent as text/html",
+            with_index(ok("text/html", index(&skill))),
+            "FAIL",
+            "the index is served as text/html: an HTML page, not JSON",
+            false,
+            "index.media-type",
+        ),
+    ];
+    for (defect, site, status, reason, passes, code) in rows {
+        let (passed, report) = check_public(site).await;
+        let (graded, why) = report.grade();
+        assert_eq!(graded, status, "{defect}: {why}");
+        assert!(why.starts_with(reason), "{defect}: {why}");
+        assert_eq!(passed, passes, "{defect}:\n{:#}", report.0);
+        let seen = report.of(code);
+        if defect == "none" {
+            assert!(report.failures().is_empty(), "{:#}", report.0);
+        } else {
+            let severity = if passes { "warn" } else { "fail" };
+            assert!(
+                seen.iter().any(|line| line["status"] == severity),
+                "{defect}: no {severity} line {code}:\n{:#}",
+                report.0
+            );
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_site_with_digest_drift_is_pass_for_the_scanner_and_fails_here() {
+    let mut site = good_site();
+    site.routes[1].1 = ok("text/markdown", format!("{SKILL_MD}\n"));
+    let (passed, report) = check_public(site.clone()).await;
+    assert!(!passed);
+    assert_eq!(report.failures(), [("greeting", "entry.digest")]);
+    let pass = "`$schema` declared, served as application/json, 1 of 1 entries valid";
+    assert_eq!(report.grade(), ("PASS", pass));
+
+    // The text report: the grade is the line before the summary.
+    let (proxy, _) = connect_proxy(serve(site.router()).await).await;
+    let proxy = format!("http://{proxy}");
+    let args = ["check", "http://skills.example.com"];
+    let (passed, stdout, _) = skillpub_with(&args, &proxy_env(&proxy)).await;
+    assert!(!passed);
+    let lines: Vec<&str> = stdout.lines().collect();
+    let [.., grade, summary] = lines.as_slice() else {
+        panic!("{stdout}");
+    };
+    assert_eq!(*grade, format!("aiSiteReady agent_skills: PASS ({pass})"));
+    assert!(summary.ends_with("1 failed"), "{stdout}");
+    fail_line(&stdout, "greeting: digest drift");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_invented_schema_is_pass_for_the_scanner_and_fails_here() {
+    let invented = index(&entry(
+        "greeting",
+        "skill-md",
+        "Greets the user by name.",
+        SKILL,
+        SKILL_MD.as_bytes(),
+    ))
+    .replace(
+        SCHEMA_URI,
+        "https://agentskills.io/schemas/v0.2.0/index.json",
+    );
+    let (passed, report) = check_public(with_index(ok("application/json", invented))).await;
+    assert!(!passed);
+    assert_eq!(report.failures(), [("index", "index.schema")]);
+    assert_eq!(report.grade().0, "PASS");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_prefix_is_graded_with_a_note_that_the_scanner_reads_only_the_root() {
+    let catalog = Catalog::builder()
+        .url_style(skillpub_core::UrlStyle::Relative)
+        .skill(Skill::from_static(SKILL_MD))
+        .build()
+        .unwrap();
+    let addr = serve(Router::new().nest("/tenant", skillpub_axum::router(catalog))).await;
+    let (passed, stdout) = skillpub(&["check", "--json", &format!("http://{addr}/tenant")]).await;
+    assert!(passed, "{stdout}");
+    let report = Report::parse(&stdout);
+    let (_, reason) = report.grade();
+    let note = format!(
+        "; graded at http://{addr}/tenant/.well-known/agent-skills/index.json, but the scanner reads only http://{addr}/.well-known/agent-skills/index.json"
+    );
+    assert!(reason.ends_with(&note), "{reason}");
+}
+
+/// An app with an HTML page at `/docs`, the one-skill router at the root (or under
+/// `/tenant`, with the catalog's base path) and `layer` around everything.
+fn linked_app(tenant: bool, layer: skillpub_axum::AgentSkillsLinkLayer) -> Router {
+    let mut catalog = Catalog::builder();
+    catalog.skill(Skill::from_static(SKILL_MD));
+    if tenant {
+        catalog.base_path("/tenant");
+    }
+    let skills = skillpub_axum::router(catalog.build().unwrap());
+    let app = Router::new().route(
+        "/docs",
+        axum::routing::get(|| async { axum::response::Html("<h1>Docs</h1>") }),
+    );
+    let app = if tenant {
+        app.nest("/tenant", skills)
+    } else {
+        app.merge(skills)
+    };
+    app.layer(layer)
+}
+
+async fn check_url(url: &str, extra: &[&str]) -> (bool, Report) {
+    let mut args = vec!["check", "--json", url];
+    args.extend_from_slice(extra);
+    let (passed, stdout) = skillpub(&args).await;
+    (passed, Report::parse(&stdout))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_page_whose_link_names_the_well_known_index_agrees() {
+    let app = linked_app(false, skillpub_axum::AgentSkillsLinkLayer::html_only());
+    let addr = serve(app).await;
+    let (passed, report) = check_url(&format!("http://{addr}/docs"), &[]).await;
+    assert!(passed, "{:#}", report.0);
+    let index = format!("http://{addr}/.well-known/agent-skills/index.json");
+    let link = report.message("ok", "page", "discovery.link");
+    assert_eq!(link, format!("Link rel=\"agent-skills\" names {index}"));
+    let same = report.message("ok", "page", "discovery.link-mismatch");
+    assert!(same.ends_with(&index), "{same}");
+    report.line("ok", "greeting", "entry.digest");
+    assert_eq!(report.0["summary"]["warn"], 0, "{:#}", report.0);
+
+    // An origin is checked as before: no page, no discovery lines.
+    let (passed, report) = check_json(addr, &[]).await;
+    assert!(passed, "{:#}", report.0);
+    assert!(report.of("discovery.link").is_empty(), "{:#}", report.0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_page_whose_link_names_an_index_under_a_prefix_gets_that_index_checked() {
+    let layer = skillpub_axum::AgentSkillsLinkLayer::html_only()
+        .base_path("/tenant")
+        .unwrap();
+    let addr = serve(linked_app(true, layer)).await;
+    let (passed, report) = check_url(&format!("http://{addr}/docs"), &[]).await;
+    assert!(passed, "warnings only:\n{:#}", report.0);
+    let linked = format!("http://{addr}/tenant/.well-known/agent-skills/index.json");
+    assert_eq!(
+        report.message("ok", "page", "discovery.link"),
+        format!("Link rel=\"agent-skills\" names {linked}")
+    );
+    let only = report.message("warn", "page", "discovery.link-mismatch");
+    assert!(
+        only.starts_with("only the Link leads to an index"),
+        "{only}"
+    );
+    assert!(
+        only.contains(&format!("give clients http://{addr}/tenant")),
+        "{only}"
+    );
+    // The Link's index is the one checked, under its prefix.
+    let entry = report.message("ok", "greeting", "entry.fields");
+    assert!(entry.contains(&format!("http://{addr}/tenant/")), "{entry}");
+    report.line("ok", "site", "site.not-found-probe");
+    // The scanner reads the well-known path, where there is nothing.
+    assert_eq!(report.grade().0, "FAIL");
+
+    // The prefix itself is still a prefix: its answer is no page with a Link.
+    let (passed, report) = check_url(&format!("http://{addr}/tenant"), &[]).await;
+    assert!(passed, "{:#}", report.0);
+    assert!(report.of("discovery.link").is_empty(), "{:#}", report.0);
+    report.line("ok", "greeting", "entry.digest");
+}
+
+/// An app whose page links to `/other/index.json` and whose well-known index is the
+/// one-skill router's; `other` is served there, if any.
+fn app_linking_elsewhere(other: Option<String>) -> Router {
+    let layer = skillpub_axum::AgentSkillsLinkLayer::html_only()
+        .index_url("/other/index.json")
+        .unwrap();
+    let mut app = Router::new()
+        .route(
+            "/docs",
+            axum::routing::get(|| async { axum::response::Html("<h1>Docs</h1>") }),
+        )
+        .merge(skillpub_axum::router(
+            Catalog::new([Skill::from_static(SKILL_MD)]).unwrap(),
+        ));
+    if let Some(other) = other {
+        app = app.route(
+            "/other/index.json",
+            axum::routing::get(
+                move || async move { ([("content-type", "application/json")], other) },
+            ),
+        );
+    }
+    app.layer(layer)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_page_whose_link_names_another_index_warns_and_the_well_known_one_is_checked() {
+    let other = index(&entry(
+        "hello",
+        "skill-md",
+        "Says hello.",
+        "/other/hello/SKILL.md",
+        b"x",
+    ));
+    let addr = serve(app_linking_elsewhere(Some(other))).await;
+    let (passed, report) = check_url(&format!("http://{addr}/docs"), &[]).await;
+    assert!(passed, "{:#}", report.0);
+    let two = report.message("warn", "page", "discovery.link-mismatch");
+    let (link, well_known) = (
+        format!("http://{addr}/other/index.json"),
+        format!("http://{addr}/.well-known/agent-skills/index.json"),
+    );
+    assert!(
+        two.starts_with(&format!(
+            "the Link names {link}, another index than the well-known {well_known}"
+        )),
+        "{two}"
+    );
+    report.line("ok", "greeting", "entry.digest");
+    assert!(report.of("entry.fields").len() == 1, "{:#}", report.0);
+
+    let addr = serve(app_linking_elsewhere(None)).await;
+    let (passed, report) = check_url(&format!("http://{addr}/docs"), &[]).await;
+    assert!(passed, "{:#}", report.0);
+    let broken = report.message("warn", "page", "discovery.link-mismatch");
+    assert!(
+        broken.starts_with(&format!(
+            "the Link names http://{addr}/other/index.json, which answers 404 Not Found"
+        )),
+        "{broken}"
+    );
+    report.line("ok", "greeting", "entry.digest");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_page_without_a_link_is_a_prefix_unless_page_is_given() {
+    let addr = serve(linked_app(
+        false,
+        skillpub_axum::AgentSkillsLinkLayer::when(|_, _| false),
+    ))
+    .await;
+    let page = format!("http://{addr}/docs");
+    let (passed, report) = check_url(&page, &[]).await;
+    assert!(!passed);
+    assert_eq!(report.failures(), [("index", "index.status")]);
+    let hint = report.message("warn", "page", "discovery.link");
+    assert!(
+        hint.contains("so it was read as a path prefix whose index is"),
+        "{hint}"
+    );
+    assert!(
+        hint.contains(&format!("skillpub check --page {page}")),
+        "{hint}"
+    );
+
+    let (passed, report) = check_url(&page, &["--page"]).await;
+    assert!(passed, "{:#}", report.0);
+    let none = report.message("warn", "page", "discovery.link");
+    assert!(
+        none.starts_with(&format!(
+            "{page} answered 200 OK with no Link rel=\"agent-skills\""
+        )),
+        "{none}"
+    );
+    assert!(report.of("discovery.link-mismatch").is_empty());
+    report.line("ok", "greeting", "entry.digest");
+    assert_eq!(report.grade().0, "PARTIAL", "a development port");
+}
+
+/// An app whose page at `/docs/guide` sends these `Link` fields, with the one-skill router.
+fn app_with_link_fields(fields: &'static [&'static str]) -> Router {
+    Router::new()
+        .route(
+            "/docs/guide",
+            axum::routing::get(move || async move {
+                let mut response =
+                    axum::response::IntoResponse::into_response(axum::response::Html("<p>Guide"));
+                for field in fields {
+                    response
+                        .headers_mut()
+                        .append("link", HeaderValue::from_static(field));
+                }
+                response
+            }),
+        )
+        .merge(skillpub_axum::router(
+            Catalog::new([Skill::from_static(SKILL_MD)]).unwrap(),
+        ))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_malformed_link_is_reported_and_the_well_known_index_checked() {
+    let addr = serve(app_with_link_fields(&[
+        r#"</.well-known/agent-skills/index.json; rel="agent-skills""#,
+    ]))
+    .await;
+    let (passed, report) = check_url(&format!("http://{addr}/docs/guide"), &[]).await;
+    assert!(passed, "{:#}", report.0);
+    let malformed = report.message("warn", "page", "discovery.link");
+    assert!(
+        malformed.contains("does not parse (RFC 8288)"),
+        "{malformed}"
+    );
+    assert!(report.of("discovery.link-mismatch").is_empty());
+    report.line("ok", "greeting", "entry.digest");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn links_in_several_fields_with_rel_lists_and_relative_targets_are_read() {
+    let addr = serve(app_with_link_fields(&[
+        r#"</style.css>; rel=preload; as=style, <../.well-known/agent-skills/index.json>; rel="describedby agent-skills"; type="application/json""#,
+        "<https://fonts.example.net>; rel=preconnect",
+    ]))
+    .await;
+    let (passed, report) = check_url(&format!("http://{addr}/docs/guide"), &[]).await;
+    assert!(passed, "{:#}", report.0);
+    let index = format!("http://{addr}/.well-known/agent-skills/index.json");
+    assert_eq!(
+        report.message("ok", "page", "discovery.link"),
+        format!("Link rel=\"agent-skills\" names {index}")
+    );
+    report.line("ok", "page", "discovery.link-mismatch");
+    assert_eq!(report.0["summary"]["warn"], 0, "{:#}", report.0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_link_that_redirects_to_the_well_known_index_names_the_same_index() {
+    let app = app_linking_elsewhere(None).route(
+        "/other/index.json",
+        axum::routing::get(|| async {
+            axum::response::Redirect::permanent("/.well-known/agent-skills/index.json")
+        }),
+    );
+    let addr = serve(app).await;
+    let (passed, report) = check_url(&format!("http://{addr}/docs"), &[]).await;
+    assert!(passed, "{:#}", report.0);
+    let same = report.message("ok", "page", "discovery.link-mismatch");
+    assert_eq!(
+        same,
+        format!(
+            "the Link and the well-known path name the same index, http://{addr}/.well-known/agent-skills/index.json"
+        )
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_page_whose_link_and_well_known_path_both_lead_nowhere_fails_on_the_index() {
+    let layer = skillpub_axum::AgentSkillsLinkLayer::all()
+        .index_url("/other/index.json")
+        .unwrap();
+    let app = Router::new()
+        .route(
+            "/docs",
+            axum::routing::get(|| async { axum::response::Html("<h1>Docs</h1>") }),
+        )
+        .layer(layer);
+    let addr = serve(app).await;
+    let (passed, report) = check_url(&format!("http://{addr}/docs"), &[]).await;
+    assert!(!passed);
+    assert_eq!(report.failures(), [("index", "index.status")]);
+    let neither = report.message("warn", "page", "discovery.link-mismatch");
+    assert!(neither.starts_with("neither the Link's"), "{neither}");
+    assert_eq!(report.grade().0, "FAIL");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_prefix_whose_page_links_to_the_root_by_mistake_is_still_checked_under_the_prefix() {
+    let mut catalog = Catalog::builder();
+    catalog
+        .skill(Skill::from_static(SKILL_MD))
+        .base_path("/tenant");
+    // Every path outside the prefix is the app's page, whose Link names the root's index:
+    // the layer was not given the prefix.
+    let app = Router::new()
+        .nest("/tenant", skillpub_axum::router(catalog.build().unwrap()))
+        .fallback(|| async { axum::response::Html("<html>app</html>") })
+        .layer(skillpub_axum::AgentSkillsLinkLayer::html_only());
+    let addr = serve(app).await;
+    let (passed, report) = check_url(&format!("http://{addr}/tenant"), &[]).await;
+    assert!(passed, "{:#}", report.0);
+    let index = format!("http://{addr}/tenant/.well-known/agent-skills/index.json");
+    let prefix = report.message("warn", "page", "discovery.link");
+    assert!(
+        prefix.contains(&format!("the URL given has one under it, {index}")),
+        "{prefix}"
+    );
+    let entry = report.message("ok", "greeting", "entry.fields");
+    assert!(entry.contains(&format!("http://{addr}/tenant/")), "{entry}");
+    let (_, reason) = report.grade();
+    assert!(reason.contains(&format!("graded at {index}")), "{reason}");
 }

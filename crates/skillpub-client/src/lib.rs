@@ -25,7 +25,10 @@
 //! - [`check`] runs every check of `skillpub check` against a site through any [`Transport`],
 //!   [`CONCURRENT_FETCHES`] entries at a time, and reports them in index order, each line
 //!   with a stable code ([`CheckKind`], listed [below](#check-codes)). Text from the server is
-//!   shown with control, bidirectional and invisible characters escaped.
+//!   shown with control, bidirectional and invisible characters escaped. It takes an origin, a
+//!   path prefix, an index URL or a page, whose `Link` with `rel="agent-skills"` (RFC 8288) it
+//!   follows and compares with the origin's well-known index; and it grades the well-known
+//!   index as the aiSiteReady scanner does ([`Grade`]), which is looser than the checks.
 //! - Errors keep their cause: [`ClientError`], [`FetchError`] and [`UnpackError`] return the
 //!   error they wrap from [`Error::source`](std::error::Error::source), down to what the HTTP
 //!   stack, a decoder or an archive reader said ([`SourceError`]).
@@ -78,8 +81,8 @@ pub mod testing;
 mod unpack;
 
 pub use check::{
-    CONCURRENT_FETCHES, Cause, Check, CheckKind, CheckOptions, Progress, Report, Status,
-    UnknownCode, check,
+    CONCURRENT_FETCHES, Cause, Check, CheckKind, CheckOptions, Grade, GradeStatus, Progress,
+    Report, Status, UnknownCode, check,
 };
 pub use client::{Client, ClientError, FetchedSkill};
 pub use fetch::{

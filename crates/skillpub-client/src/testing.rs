@@ -165,8 +165,9 @@ where
 
 /// Runs every check of `skillpub check` against the service mounted under `base` (such as
 /// `/tenant` for an app that `.nest("/tenant", ...)`s the skills, or an index path such as
-/// `/v1/skills.json`), as `skillpub check http://host/tenant` would: the index is looked for
-/// under the prefix, and every probe stays under it.
+/// `/v1/skills.json`), as `skillpub check http://host/tenant` would: the prefix is fetched once
+/// (an answer with a `Link` `rel="agent-skills"` makes it a page, whose index is followed),
+/// then the index is looked for under the prefix, and every probe stays under it.
 ///
 /// # Example
 ///
@@ -186,7 +187,8 @@ where
 /// });
 /// let report = skillpub_client::testing::check_service_at(nothing, "/tenant").await;
 /// assert!(!report.passed());
-/// assert_eq!(asked.lock().unwrap()[0], "/tenant/.well-known/agent-skills/index.json");
+/// let asked = asked.lock().unwrap();
+/// assert_eq!(asked[..2], ["/tenant", "/tenant/.well-known/agent-skills/index.json"]);
 /// # });
 /// ```
 ///

@@ -3,6 +3,9 @@
 
 #[macro_use]
 mod macros;
+mod discovery;
+mod grade;
+mod link;
 mod report;
 mod table;
 #[cfg(test)]
@@ -17,11 +20,12 @@ use http::{HeaderMap, Method, StatusCode};
 use skillpub_core::{DEV_PORTS, ErrorKind, GZIP, JSON, MARKDOWN, PLAIN_TEXT, ZIP, is_local_host};
 use url::Url;
 
+pub use grade::{Grade, GradeStatus};
 pub use report::{Cause, Check, Report, Status};
 pub use table::{CheckKind, UnknownCode};
 
 use crate::client::{Client, ClientError};
-use crate::fetch::{ACCEPT_ENCODING, Fetched, Transport, essence};
+use crate::fetch::{ACCEPT_ENCODING, FetchError, Fetched, Transport, essence};
 use crate::index::{self, ArtifactKind, Entry, Version};
 use table::Finding;
 
@@ -34,11 +38,18 @@ pub type Progress<'a> = &'a (dyn Fn(usize, usize, &str) + Sync);
 pub struct CheckOptions<'a> {
     /// Reports downloads as they start, for a progress indicator.
     pub progress: Option<Progress<'a>>,
+    /// Reads the target as a page whatever its path (default `false`): its `Link` with
+    /// `rel="agent-skills"` is followed and compared with its origin's well-known index. Without
+    /// it, only a target with a path whose answer has such a `Link` is read as a page; see
+    /// [`check`].
+    pub page: bool,
 }
 
 impl fmt::Debug for CheckOptions<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CheckOptions").finish_non_exhaustive()
+        f.debug_struct("CheckOptions")
+            .field("page", &self.page)
+            .finish_non_exhaustive()
     }
 }
 
@@ -64,10 +75,28 @@ const MISSING_SKILL: &str = "skillpub-check-no-such-skill-7f3a/SKILL.md";
 /// The headers of every GET and HEAD of the checks: what a real client sends.
 const CODED: &[(&str, &str)] = &[("accept-encoding", ACCEPT_ENCODING)];
 
-/// Runs every check against a target (an origin, an origin with a path prefix, or an index
-/// URL), within the client's limits and deadline. Entries are checked
-/// [`CONCURRENT_FETCHES`] at a time; the report lists them in index order. Every line has a
-/// [`CheckKind`] with a stable code.
+/// Runs every check against a target, within the client's limits and deadline. Entries are
+/// checked [`CONCURRENT_FETCHES`] at a time; the report lists them in index order. Every line
+/// has a [`CheckKind`] with a stable code, and the report has the
+/// [aiSiteReady grade](Grade) of the well-known index.
+///
+/// What the target is, in this order:
+///
+/// - **a page**, with [`CheckOptions::page`];
+/// - **an index URL**: its path ends with `.json`; it is checked as it is;
+/// - **an origin**: its path is empty or `/`; its index is `/.well-known/agent-skills/index.json`;
+/// - any other path is fetched once (`GET`): when the answer (after redirects) has a `Link`
+///   with `rel="agent-skills"`, or a `Link` field that does not parse and mentions
+///   `agent-skills`, it is **a page**; otherwise it is **a path prefix** the skills are mounted
+///   under, and its index is `{path}/.well-known/agent-skills/index.json`. A page whose `Link`
+///   and well-known path lead to no index, while there is one under its path, is read as
+///   that prefix after all (with a `discovery.link` warning).
+///
+/// For a page, the index of its `Link` (resolved against the page's URL) is compared with its
+/// origin's well-known index (`discovery.link`, `discovery.link-mismatch`), and one of them is
+/// checked in full: the well-known index when it answers `200` with a JSON object, as clients
+/// that follow the draft read it, else the `Link`'s when it does, else the well-known one. The
+/// grade is always that of the well-known index, the only one the aiSiteReady scanner reads.
 ///
 /// Requests send `Accept-Encoding: gzip, deflate, br`, as Node's `fetch` does; digests are
 /// compared with the decoded bodies. An artifact that arrives content-encoded is fetched again
@@ -93,10 +122,11 @@ pub fn check<T: Transport + Sync>(
     options: &CheckOptions<'_>,
 ) -> Report {
     let mut checks = Lines::default();
-    Run { client, options }.all(&mut checks, target);
+    let aisiteready = Run { client, options }.all(&mut checks, target);
     Report {
         target: target.to_owned(),
         checks: checks.0,
+        aisiteready,
     }
 }
 
@@ -150,13 +180,33 @@ enum Job<'a> {
 }
 
 impl<T: Transport + Sync> Run<'_, T> {
-    fn all(&self, out: &mut Lines, target: &str) {
-        let url = match Client::<T>::index_url(target) {
-            Ok(url) => url,
-            Err(error) => return out.push("target", Finding::target(error)),
+    /// Every check of a target; the grade of its well-known index, once a URL could be made
+    /// of it.
+    fn all(&self, out: &mut Lines, target: &str) -> Option<Grade> {
+        let target = match discovery::Target::parse::<T>(target, self.options.page) {
+            Ok(target) => target,
+            Err(error) => {
+                out.push("target", Finding::target(error));
+                return None;
+            }
         };
-        let Some(index_response) = self.get(out, "index", &url, CODED) else {
-            return;
+        Some(match target {
+            discovery::Target::Index(url) => {
+                let answer = self.client.request(&Method::GET, &url, CODED);
+                let grade = Grade::of(&url, answer.as_ref());
+                self.index(out, answer);
+                grade
+            }
+            discovery::Target::Path { url, index } => self.path(out, &url, &index),
+            discovery::Target::Page(url) => self.page(out, &url),
+        })
+    }
+
+    /// Every check of an index and its entries, from the answer to its `GET`.
+    fn index(&self, out: &mut Lines, answer: Result<Fetched, FetchError>) {
+        let index_response = match answer {
+            Ok(response) => response,
+            Err(error) => return out.push("index", Finding::failed("GET", error)),
         };
         if !expect_ok(out, "index", INDEX, &index_response, &[JSON]) {
             return;

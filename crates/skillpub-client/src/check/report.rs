@@ -5,6 +5,7 @@ use std::fmt;
 
 use serde_json::json;
 
+use super::grade::Grade;
 use super::table::CheckKind;
 use crate::client::ClientError;
 use crate::fetch::FetchError;
@@ -113,6 +114,9 @@ pub struct Report {
     pub target: String,
     /// The checks, in the order they ran.
     pub checks: Vec<Check>,
+    /// What the aiSiteReady scanner's `agent_skills` check would say about the well-known
+    /// index; `None` when the target is not a URL.
+    pub aisiteready: Option<Grade>,
 }
 
 impl Report {
@@ -154,6 +158,7 @@ impl Report {
     ///         message: "no Access-Control-Allow-Origin".into(),
     ///         cause: None,
     ///     }],
+    ///     aisiteready: None,
     /// };
     /// assert_eq!(report.of(CheckKind::SiteCors).count(), 1);
     /// assert!(report.passed());
@@ -163,8 +168,10 @@ impl Report {
         self.checks.iter().filter(move |check| check.kind == kind)
     }
 
-    /// The report as one JSON object: `target`, `passed`, `summary` and `checks`, each check
-    /// with its `status` (`ok`, `warn` or `fail`), `code`, `subject` and `message`.
+    /// The report as one JSON object: `target`, `passed`, `summary`, `checks`, each check
+    /// with its `status` (`ok`, `warn` or `fail`), `code`, `subject` and `message`, and
+    /// `aisiteready`, the grade's `status` (`PASS`, `PARTIAL`, `UNKNOWN` or `FAIL`) and
+    /// `reason` (`null` without a grade).
     #[must_use]
     pub fn to_json(&self) -> serde_json::Value {
         let checks: Vec<_> = self
@@ -179,11 +186,16 @@ impl Report {
                 })
             })
             .collect();
+        let aisiteready = self
+            .aisiteready
+            .as_ref()
+            .map(|grade| json!({"status": grade.status.label(), "reason": grade.reason}));
         json!({
             "target": self.target,
             "passed": self.passed(),
             "summary": {"ok": self.count(Status::Ok), "warn": self.count(Status::Warn), "fail": self.count(Status::Fail)},
             "checks": checks,
+            "aisiteready": aisiteready,
         })
     }
 
@@ -200,7 +212,8 @@ impl Report {
 }
 
 impl fmt::Display for Report {
-    /// One line per check: the outcome, the code, then `subject: message`. Control
+    /// One line per check: the outcome, the code, then `subject: message`; then the grade,
+    /// `aiSiteReady agent_skills: <STATUS> (<reason>)`, and the summary. Control
     /// characters, bidirectional controls and invisible characters from the server are
     /// escaped (`\u{202e}`), so a hostile `$schema` or name can neither drive the terminal
     /// nor display reversed or hidden.
@@ -219,6 +232,10 @@ impl fmt::Display for Report {
                 check.status.label(),
                 check.code()
             )?;
+        }
+        if let Some(grade) = &self.aisiteready {
+            let reason = printable(&grade.reason);
+            writeln!(f, "aiSiteReady agent_skills: {} ({reason})", grade.status)?;
         }
         write!(f, "{}", self.summary())
     }

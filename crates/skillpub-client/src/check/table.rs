@@ -1,8 +1,8 @@
 //! Every check of `skillpub check` and every message it prints, in one table.
 //!
 //! A code is `<subject>.<problem>`, lowercase and hyphenated: the subject is what the check
-//! is about (`target`, `fetch`, `index`, `entry`, `archive`, `skill`, `site`, `encoding`,
-//! `run`), the problem what it finds wrong (`archive.traversal`) or the property that must
+//! is about (`target`, `discovery`, `fetch`, `index`, `entry`, `archive`, `skill`, `site`,
+//! `encoding`, `run`), the problem what it finds wrong (`archive.traversal`) or the property that must
 //! hold (`index.status`), so that `FAIL entry.digest` reads "the entry's digest is wrong".
 //! The codes are public API: changing or removing one breaks the scripts that read them, so
 //! it is a breaking change; adding one is not.
@@ -19,6 +19,7 @@ use http::StatusCode;
 use skillpub_core::{Digest, ErrorKind, SCHEMA_URI, SKILL_MD};
 use url::Url;
 
+use super::link::Malformed;
 use super::report::{Cause, Status};
 use crate::client::ClientError;
 use crate::fetch::FetchError;
@@ -48,7 +49,14 @@ checks! {
     kinds {
         TargetUrl = "target.url", Fail,
             "the target is an http or https URL",
-            "Give an origin (`https://example.com`), an origin with the path the skills are mounted under, or an index URL.";
+            "Give an origin (`https://example.com`), an origin with the path the skills are mounted under, a page, or an index URL.";
+
+        DiscoveryLink = "discovery.link", Warn,
+            "a page sends one well-formed `Link` with `rel=\"agent-skills\"` (RFC 8288)",
+            "Send `Link: </.well-known/agent-skills/index.json>; rel=\"agent-skills\"; type=\"application/json\"` on your pages (skillpub: `AgentSkillsLinkLayer`); the convention is optional, the draft does not require it. To check a page that has none, pass `--page`.";
+        DiscoveryLinkMismatch = "discovery.link-mismatch", Warn,
+            "the page's `Link` and its origin's `/.well-known/agent-skills/index.json` lead to the same index",
+            "Serve the index at `/.well-known/agent-skills/index.json` and point the `Link` there: clients that follow the draft, and the aiSiteReady scanner, read only the well-known path.";
 
         FetchScheme = "fetch.scheme", Fail,
             "every request and redirect stays on http or https",
@@ -212,6 +220,29 @@ checks! {
             "Raise `--max-time`, or make the site answer sooner.";
     }
     messages {
+        ok link_names(target: &Url) => "Link rel=\"agent-skills\" names {target}";
+        problem several_links(targets: &str, first: &Url) =>
+            "the page sends several Links with rel=\"agent-skills\" ({targets}); agents take the first, {first}; send one";
+        problem link_malformed(malformed: &Malformed) =>
+            "{malformed}; agents that read Link headers may miss the index";
+        problem link_unresolvable(target: &str, error: &url::ParseError) =>
+            "the Link target `{target}` with rel=\"agent-skills\" does not resolve against the page: {error}";
+        problem no_link(page: &Url, status: StatusCode) =>
+            "{page} answered {status} with no Link rel=\"agent-skills\"; agents that read Link headers do not find the index from it";
+        problem read_as_prefix(page: &Url, shown: &str, index: &Url) =>
+            "{page} answered 200 ({shown}) with no Link rel=\"agent-skills\", so it was read as a path prefix whose index is {index}; if it is a page, `skillpub check --page {page}` checks its origin's well-known index";
+        problem index_under_the_path(index: &Url) =>
+            "where the page's Link leads there is no index, but the URL given has one under it, {index} (checked below), so it was read as a path prefix; point the Link there";
+        ok same_index(index: &Url) => "the Link and the well-known path name the same index, {index}";
+        problem two_indexes(link: &Url, index: &Url) =>
+            "the Link names {link}, another index than the well-known {index}: clients that follow the draft, and the aiSiteReady scanner, read the well-known one (checked below), agents that follow the Link read the other (`skillpub check {link}` checks it); point the Link at the well-known index";
+        problem only_link(link: &Url, index: &Url, found: &str, client: &str) =>
+            "only the Link leads to an index, {link} (checked below): the well-known {index} {found}, so clients that follow the draft, and the aiSiteReady scanner, find no skills on this origin; serve the index there too, or give clients {client}";
+        problem only_well_known(link: &Url, found: &str, index: &Url) =>
+            "the Link names {link}, which {found}, so agents that follow it find no skills; the well-known {index} has the index (checked below); point the Link there";
+        problem no_index(link: &Url, at_link: &str, index: &Url, at_index: &str) =>
+            "neither the Link's {link} ({at_link}) nor the well-known {index} ({at_index}) leads to an index";
+
         ok answered(status: StatusCode) => "GET {status}";
         problem not_ok(url: &Url, status: StatusCode) => "GET {url} answered {status}, not 200";
         ok served_as(shown: &str) => "Content-Type: {shown}";

@@ -43,8 +43,17 @@ fn the_docs_table_is_the_table_of_kinds() {
 
 #[test]
 fn codes_are_unique_lowercase_subject_dot_check() {
-    const SUBJECTS: [&str; 9] = [
-        "target", "fetch", "index", "entry", "archive", "skill", "site", "encoding", "run",
+    const SUBJECTS: [&str; 10] = [
+        "target",
+        "discovery",
+        "fetch",
+        "index",
+        "entry",
+        "archive",
+        "skill",
+        "site",
+        "encoding",
+        "run",
     ];
     let mut seen = HashSet::new();
     for kind in CheckKind::ALL {
@@ -103,7 +112,8 @@ fn a_skipped_entry_has_the_severity_of_its_code() {
     }
 }
 
-/// A report of one passing line and one failing line, with a name that tries to hide.
+/// A report of one passing line and one failing line, with a name that tries to hide, and a
+/// grade whose reason tries to clear the screen.
 fn sample() -> Report {
     let mut lines = Lines::default();
     lines.push(
@@ -115,6 +125,13 @@ fn sample() -> Report {
     let report = Report {
         target: "https://example.com".into(),
         checks: lines.0,
+        aisiteready: Some(Grade {
+            status: GradeStatus::Partial,
+            reason: "served as text/\u{1b}[2J, not as JSON".into(),
+            url: "https://example.com/.well-known/agent-skills/index.json"
+                .parse()
+                .expect("a URL"),
+        }),
     };
     assert_eq!(report.checks[1].cause, Some(Cause::Client(error)));
     report
@@ -129,6 +146,7 @@ fn the_text_report_shows_status_code_subject_and_message() {
         [
             "ok    index.status             index: GET 200 OK",
             "FAIL  target.url               evil\\u{202e}name: `x` is not a URL; give an origin such as https://example.com or an index URL",
+            "aiSiteReady agent_skills: PARTIAL (served as text/\\u{1b}[2J, not as JSON)",
             "1 ok, 0 warnings, 1 failed",
         ]
     );
@@ -147,6 +165,16 @@ fn every_json_line_has_its_code() {
     assert_eq!(codes, ["index.status", "target.url"]);
     assert_eq!(json["checks"][1]["status"], "fail");
     assert_eq!(json["checks"][1]["subject"], "evil\u{202e}name");
+    assert_eq!(
+        json["aisiteready"],
+        serde_json::json!({"status": "PARTIAL", "reason": "served as text/\u{1b}[2J, not as JSON"})
+    );
+    let ungraded = Report {
+        aisiteready: None,
+        ..sample()
+    };
+    assert_eq!(ungraded.to_json()["aisiteready"], serde_json::Value::Null);
+    assert!(!ungraded.to_string().contains("aiSiteReady"));
 }
 
 #[test]

@@ -1,0 +1,323 @@
+//! What a target given to `check` is (an index URL, an origin, a path prefix or a page), and
+//! for a page, its `Link` with `rel="agent-skills"` against its origin's well-known index.
+//!
+//! The discovery draft makes `/.well-known/agent-skills/index.json` the place publishers MUST
+//! serve and clients read; the `Link` header is a convention outside it, which some agents and
+//! scanners read and neither the draft nor the aiSiteReady scanner does. So when both lead to
+//! an index, the well-known one is what clients use, and a `Link` that names another is a
+//! warning; when only the `Link` leads to one (skills nested under a prefix), that index is
+//! checked, with a warning that clients which only read the well-known path find nothing.
+
+use http::{Method, StatusCode};
+use serde_json::Value;
+use skillpub_core::INDEX_PATH;
+use url::Url;
+
+use super::link::Advertised;
+use super::table::Finding;
+use super::{CODED, CheckKind, Grade, Lines, Run};
+use crate::client::{Client, ClientError};
+use crate::fetch::{FetchError, Fetched, Transport};
+
+/// A target given to `check`, once classified (see [`check`](super::check)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Target {
+    /// An index URL, or the well-known index of an origin: checked as it is.
+    Index(Url),
+    /// A URL with a path: a page when its answer names an index in a `Link`, else the prefix
+    /// whose index is `index`.
+    Path {
+        /// The URL as given.
+        url: Url,
+        /// The index under its path.
+        index: Url,
+    },
+    /// A page, as the caller said.
+    Page(Url),
+}
+
+impl Target {
+    /// Classifies a target by its URL alone; a path is told apart from a page later, by its
+    /// answer.
+    pub(super) fn parse<T: Transport>(target: &str, page: bool) -> Result<Self, ClientError> {
+        let index = Client::<T>::index_url(target)?;
+        let mut url = Url::parse(target).map_err(|_| ClientError::BadTarget(target.to_owned()))?;
+        url.set_fragment(None);
+        Ok(if page {
+            Self::Page(url)
+        } else if index == url || url.path() == "/" {
+            Self::Index(index)
+        } else {
+            Self::Path { url, index }
+        })
+    }
+}
+
+/// The well-known index of the origin of `url`.
+fn well_known(url: &Url) -> Url {
+    let mut index = url.clone();
+    index.set_path(INDEX_PATH);
+    index.set_query(None);
+    index.set_fragment(None);
+    index
+}
+
+/// Whether an answer is an index a client would read: `200` with a JSON object.
+fn is_index(answer: &Result<Fetched, FetchError>) -> bool {
+    answer.as_ref().is_ok_and(|answer| {
+        answer.status == StatusCode::OK
+            && serde_json::from_slice::<Value>(&answer.body).is_ok_and(|json| json.is_object())
+    })
+}
+
+/// What an answer that is not an index is, in a few words.
+fn describe(answer: &Result<Fetched, FetchError>) -> String {
+    match answer {
+        Ok(answer) if answer.status == StatusCode::OK => {
+            let shown = answer.header("content-type").unwrap_or("no Content-Type");
+            format!("answers 200 with {shown}, not a JSON object")
+        }
+        Ok(answer) => format!("answers {}", answer.status),
+        Err(error) => format!("cannot be fetched ({error})"),
+    }
+}
+
+/// The URL a client is given to find an index: its prefix when it is a well-known index, the
+/// index URL otherwise.
+fn client_url(index: &Url) -> String {
+    match index.as_str().strip_suffix(INDEX_PATH) {
+        Some(prefix) if index.query().is_none() => prefix.to_owned(),
+        _ => index.to_string(),
+    }
+}
+
+impl<T: Transport + Sync> Run<'_, T> {
+    /// A target with a path: a page when its answer names an index in a `Link`, else a
+    /// prefix, checked as before.
+    pub(super) fn path(&self, out: &mut Lines, url: &Url, prefix_index: &Url) -> Grade {
+        let page = self.client.request(&Method::GET, url, CODED);
+        if let Ok(page) = &page {
+            let advertised = Advertised::read(&page.headers, &page.url);
+            if advertised.names_an_index() {
+                return self.linked_path(out, page, &advertised, prefix_index);
+            }
+        }
+        let answer = self.client.request(&Method::GET, prefix_index, CODED);
+        let grade = Grade::of(prefix_index, answer.as_ref());
+        if let Ok(page) = &page
+            && page.status == StatusCode::OK
+            && !is_index(&answer)
+        {
+            let shown = page.header("content-type").unwrap_or("no Content-Type");
+            let finding =
+                Finding::read_as_prefix(CheckKind::DiscoveryLink, url, shown, prefix_index);
+            out.push("page", finding);
+        }
+        self.index(out, answer);
+        grade
+    }
+
+    /// A path whose page names an index in a `Link`: followed as a page, unless neither the
+    /// `Link` nor the well-known path leads to an index while there is one under the path;
+    /// then it is read as that prefix after all, so that a misleading `Link` does not hide a
+    /// working prefix.
+    fn linked_path(
+        &self,
+        out: &mut Lines,
+        page: &Fetched,
+        advertised: &Advertised,
+        prefix_index: &Url,
+    ) -> Grade {
+        let (grade, chosen) = self.follow(out, &page.url, page.status, advertised);
+        let compared =
+            *prefix_index == well_known(&page.url) || advertised.targets.contains(prefix_index);
+        if !is_index(&chosen) && !compared {
+            let answer = self.client.request(&Method::GET, prefix_index, CODED);
+            if is_index(&answer) {
+                let finding = Finding::index_under_the_path(CheckKind::DiscoveryLink, prefix_index);
+                out.push("page", finding);
+                let grade = Grade::of(prefix_index, answer.as_ref());
+                self.index(out, answer);
+                return grade;
+            }
+        }
+        self.index(out, chosen);
+        grade
+    }
+
+    /// A page, as the caller said: its `Link`, if any, and its origin's well-known index.
+    pub(super) fn page(&self, out: &mut Lines, url: &Url) -> Grade {
+        let (grade, chosen) = match self.client.request(&Method::GET, url, CODED) {
+            Ok(page) => {
+                let advertised = Advertised::read(&page.headers, &page.url);
+                self.follow(out, &page.url, page.status, &advertised)
+            }
+            Err(error) => {
+                out.push("page", Finding::failed("GET", error));
+                let index = well_known(url);
+                let answer = self.client.request(&Method::GET, &index, CODED);
+                (Grade::of(&index, answer.as_ref()), answer)
+            }
+        };
+        self.index(out, chosen);
+        grade
+    }
+
+    /// Reports what the page's `Link` says and how it compares with the well-known index;
+    /// returns the grade of the well-known index and the answer of the index a client would
+    /// use, to be checked in full.
+    fn follow(
+        &self,
+        out: &mut Lines,
+        page: &Url,
+        status: StatusCode,
+        advertised: &Advertised,
+    ) -> (Grade, Result<Fetched, FetchError>) {
+        let kind = CheckKind::DiscoveryLink;
+        for malformed in &advertised.malformed {
+            out.push("page", Finding::link_malformed(kind, malformed));
+        }
+        for (target, error) in &advertised.unresolvable {
+            out.push("page", Finding::link_unresolvable(kind, target, error));
+        }
+        match advertised.targets.as_slice() {
+            [] if advertised.malformed.is_empty() && advertised.unresolvable.is_empty() => {
+                out.push("page", Finding::no_link(kind, page, status));
+            }
+            [] => {}
+            [target] => out.push("page", Finding::link_names(kind, target)),
+            [first, ..] => {
+                let targets: Vec<&str> = advertised.targets.iter().map(Url::as_str).collect();
+                let finding = Finding::several_links(kind, &targets.join(", "), first);
+                out.push("page", finding);
+            }
+        }
+        let index = well_known(page);
+        let answer = self.client.request(&Method::GET, &index, CODED);
+        let grade = Grade::of(&index, answer.as_ref());
+        let chosen = match advertised.targets.first() {
+            None => answer,
+            Some(link) => self.compare(out, link, &index, answer),
+        };
+        (grade, chosen)
+    }
+
+    /// Compares the index the `Link` names with the well-known one; returns the answer of the
+    /// one to check in full.
+    fn compare(
+        &self,
+        out: &mut Lines,
+        link: &Url,
+        index: &Url,
+        answer: Result<Fetched, FetchError>,
+    ) -> Result<Fetched, FetchError> {
+        let kind = CheckKind::DiscoveryLinkMismatch;
+        if link == index {
+            out.push("page", Finding::same_index(kind, index));
+            return answer;
+        }
+        let linked = self.client.request(&Method::GET, link, CODED);
+        let same = matches!((&answer, &linked), (Ok(a), Ok(b)) if a.url == b.url);
+        if same {
+            out.push("page", Finding::same_index(kind, index));
+            return answer;
+        }
+        match (is_index(&answer), is_index(&linked)) {
+            (true, true) => {
+                out.push("page", Finding::two_indexes(kind, link, index));
+                answer
+            }
+            (false, true) => {
+                let (found, client) = (describe(&answer), client_url(link));
+                let finding = Finding::only_link(kind, link, index, &found, &client);
+                out.push("page", finding);
+                linked
+            }
+            (true, false) => {
+                let finding = Finding::only_well_known(kind, link, &describe(&linked), index);
+                out.push("page", finding);
+                answer
+            }
+            (false, false) => {
+                let (at_link, at_index) = (describe(&linked), describe(&answer));
+                let finding = Finding::no_index(kind, link, &at_link, index, &at_index);
+                out.push("page", finding);
+                answer
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fetch::RawAnswer;
+
+    /// A transport that is never called: classifying a target sends nothing.
+    struct Offline;
+
+    impl Transport for Offline {
+        fn send_once(
+            &self,
+            _: &Method,
+            url: &Url,
+            _: &[(&str, &str)],
+            _: u64,
+            _: Option<std::time::Instant>,
+        ) -> Result<RawAnswer, FetchError> {
+            Err(FetchError::Timeout(url.to_string()))
+        }
+    }
+
+    fn url(text: &str) -> Url {
+        Url::parse(text).unwrap()
+    }
+
+    /// `target!(name, given, page flag => expected)`.
+    macro_rules! target {
+        ($name:ident, $given:expr, $page:expr => $expected:expr) => {
+            #[test]
+            fn $name() {
+                assert_eq!(Target::parse::<Offline>($given, $page), $expected);
+            }
+        };
+    }
+
+    const INDEX: &str = "https://example.com/.well-known/agent-skills/index.json";
+
+    target!(an_origin_is_its_well_known_index, "https://example.com", false
+        => Ok(Target::Index(url(INDEX))));
+    target!(an_origin_with_a_slash_too, "https://example.com/#top", false
+        => Ok(Target::Index(url(INDEX))));
+    target!(an_index_url_is_taken_as_is, "https://example.com/v1/skills.json", false
+        => Ok(Target::Index(url("https://example.com/v1/skills.json"))));
+    target!(a_path_is_a_prefix_or_a_page, "https://example.com/docs/", false
+    => Ok(Target::Path {
+        url: url("https://example.com/docs/"),
+        index: url("https://example.com/docs/.well-known/agent-skills/index.json"),
+    }));
+    target!(the_page_flag_makes_any_url_a_page, "https://example.com/v1/skills.json", true
+        => Ok(Target::Page(url("https://example.com/v1/skills.json"))));
+    target!(an_origin_can_be_a_page_too, "https://example.com", true
+        => Ok(Target::Page(url("https://example.com/"))));
+    target!(a_bad_target_is_refused, "example.com/docs", true
+        => Err(ClientError::BadTarget("example.com/docs".into())));
+
+    #[test]
+    fn the_well_known_index_is_at_the_root_of_the_origin() {
+        assert_eq!(
+            well_known(&url("https://example.com:8443/docs/a?x=1#y")).as_str(),
+            "https://example.com:8443/.well-known/agent-skills/index.json"
+        );
+        assert_eq!(
+            client_url(&url(
+                "https://example.com/tenant/.well-known/agent-skills/index.json"
+            )),
+            "https://example.com/tenant"
+        );
+        assert_eq!(
+            client_url(&url("https://example.com/v1/skills.json")),
+            "https://example.com/v1/skills.json"
+        );
+    }
+}
