@@ -1,5 +1,8 @@
-//! Serves the example skills at `/.well-known/agent-skills/` and over MCP (the skills
-//! extension, SEP-2640) at `/mcp`, from one catalog: the same bytes and digests on both.
+//! Serves the example skills at `/.well-known/agent-skills/` and over MCP at `/mcp`, from one
+//! catalog: the same bytes and digests on both. Over MCP, hosts with the skills extension
+//! (SEP-2640) call `skills/list`; every other host finds each skill as a prompt, through the
+//! tools `list_skills`, `load_skill` and `read_skill_file`, and in a catalog summary in the
+//! server's instructions.
 //!
 //! ```sh
 //! cargo run --example mcp --features mcp
@@ -31,7 +34,18 @@ async fn main() -> ExitCode {
     for skipped in catalog.skipped() {
         eprintln!("warning: {skipped}");
     }
-    let mcp = McpSkills::new(catalog.clone()).streamable_http_service(HttpOptions::default());
+    let mcp = McpSkills::builder(catalog.clone())
+        .prompts(true)
+        .tools(true)
+        .instructions(true)
+        .build();
+    let mcp = match mcp {
+        Ok(mcp) => mcp.streamable_http_service(HttpOptions::default()),
+        Err(error) => {
+            eprintln!("{error}");
+            return ExitCode::FAILURE;
+        }
+    };
     let app = Router::new()
         .merge(skillpub::web::router(catalog))
         .nest_service("/mcp", mcp);

@@ -28,19 +28,58 @@
 //! and loopback browser origins by default, your public host names and origins when serving
 //! publicly.
 //!
+//! # Hosts without the skills extension
+//!
+//! Most MCP hosts in use (desktop chat apps, IDE agents) call tools, show prompts and read
+//! resources, but do not call `skills/list`. Three opt-in surfaces on [`McpSkillsBuilder`]
+//! reach them, from the same catalog, bytes and digests:
+//!
+//! - [`prompts`](McpSkillsBuilder::prompts): every skill is a prompt of the same name whose
+//!   message is the exact `SKILL.md`, with a resource link to each supporting file;
+//! - [`tools`](McpSkillsBuilder::tools): [`LIST_SKILLS_TOOL`], [`LOAD_SKILL_TOOL`] (the
+//!   `SKILL.md` and its files' paths, URIs, sizes and digests) and [`READ_SKILL_FILE_TOOL`]
+//!   (one file); bad input is a tool error that says how to fix it, and names and paths are
+//!   checked by the core's rules, so no call reads outside the catalog;
+//! - [`instructions`](McpSkillsBuilder::instructions): every skill's name and description in
+//!   the server's `instructions`, at most [`INSTRUCTIONS_LIMIT`] bytes.
+//!
+//! ```
+//! use skillpub_core::{Catalog, Skill};
+//! use skillpub_mcp::McpSkills;
+//!
+//! let catalog = Catalog::new([Skill::from_static(
+//!     "---\nname: greeting\ndescription: Greets the user by name.\n---\nSay hello.\n",
+//! )])?;
+//! let skills = McpSkills::builder(catalog).prompts(true).tools(true).instructions(true).build()?;
+//! let capabilities = skills.capabilities();
+//! assert!(capabilities.prompts.is_some() && capabilities.tools.is_some());
+//! assert!(skills.instructions().contains("- greeting: Greets the user by name."));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # A handler of your own
+//!
 //! With tools of your own, delegate the skills methods of your `ServerHandler` to an
 //! [`McpSkills`] (its methods are named after the protocol's), pass the results through
 //! [`fit_to_peer`] (cache hints only for 2026-07-28 peers), answer [`resource_not_found`] for
 //! a URI that neither you nor [`McpSkills::read_resource`] serve, and declare
-//! [`capabilities`].
+//! [`McpSkills::capabilities`]. [`McpSkills::get_prompt`] and [`McpSkills::call_tool`]
+//! answer `None` for a prompt or tool that is not theirs, so yours can answer it
+//! ([`prompt_not_found`] when none has the prompt).
 
 mod http;
+mod instructions;
+mod prompts;
 mod server;
 mod skills;
+mod tools;
 
 pub use http::{HttpOptions, LOOPBACK_HOSTS, LOOPBACK_ORIGINS, McpService};
+pub use instructions::INSTRUCTIONS_LIMIT;
+pub use prompts::prompt_not_found;
 pub use server::{CacheHinted, SkillsServer, capabilities, fit_to_peer};
 pub use skills::{
     ConfigError, DEFAULT_PAGE_SIZE, DEFAULT_TTL_MS, McpSkills, McpSkillsBuilder, SCHEME,
     resource_not_found,
 };
+pub use tools::{LIST_SKILLS_TOOL, LOAD_SKILL_TOOL, READ_SKILL_FILE_TOOL};

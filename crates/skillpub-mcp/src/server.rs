@@ -1,19 +1,24 @@
 //! [`SkillsServer`]: a ready MCP server handler that serves a catalog and nothing else.
 
 use rmcp::model::{
-    GetSkillRequestParams, GetSkillResult, Implementation, ListResourcesResult, ListSkillsResult,
-    PaginatedRequestParams, ProtocolVersion, ReadResourceDirectoryRequestParams,
+    CallToolRequestMethod, CallToolRequestParams, CallToolResponse, GetPromptRequestMethod,
+    GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult,
+    Implementation, ListPromptsRequestMethod, ListPromptsResult, ListResourcesResult,
+    ListSkillsResult, ListToolsRequestMethod, ListToolsResult, PaginatedRequestParams,
+    PromptsCapability, ProtocolVersion, ReadResourceDirectoryRequestParams,
     ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, ServerCapabilities, ServerConfig,
+    ReadResourceResult, ServerCapabilities, ServerConfig, ToolsCapability,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
+use crate::prompts::prompt_not_found;
 use crate::skills::{McpSkills, resource_not_found};
 
-/// The capabilities a skills server declares: `resources`, and the skills extension with
-/// `directoryRead: true`. A handler of your own that delegates to [`McpSkills`] declares
-/// these too (plus its tools).
+/// The capabilities of the skills extension: `resources`, and the extension with
+/// `directoryRead: true`. [`McpSkills::capabilities`] adds `prompts` and `tools` when those
+/// surfaces are on; a handler of your own that delegates to [`McpSkills`] declares those (plus
+/// its own).
 #[must_use]
 pub fn capabilities() -> ServerCapabilities {
     ServerCapabilities::builder()
@@ -22,8 +27,39 @@ pub fn capabilities() -> ServerCapabilities {
         .build()
 }
 
+impl McpSkills {
+    /// The capabilities to declare: [`capabilities`], plus `prompts` and `tools` when
+    /// [`prompts`](crate::McpSkillsBuilder::prompts) and
+    /// [`tools`](crate::McpSkillsBuilder::tools) are on.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_mcp::McpSkills;
+    ///
+    /// let catalog = skillpub_core::Catalog::new(Vec::<skillpub_core::Skill>::new())?;
+    /// let plain = McpSkills::new(catalog.clone()).capabilities();
+    /// assert!(plain.resources.is_some() && plain.prompts.is_none() && plain.tools.is_none());
+    /// let both = McpSkills::builder(catalog).prompts(true).tools(true).build()?.capabilities();
+    /// assert!(both.prompts.is_some() && both.tools.is_some() && both.extensions.is_some());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn capabilities(&self) -> ServerCapabilities {
+        let mut capabilities = capabilities();
+        if self.offers_prompts() {
+            capabilities.prompts = Some(PromptsCapability::default());
+        }
+        if self.offers_tools() {
+            capabilities.tools = Some(ToolsCapability::default());
+        }
+        capabilities
+    }
+}
+
 /// An MCP server handler for a catalog: `skills/list`, `skills/get`, `resources/list`,
-/// `resources/read` and `resources/directory/read`.
+/// `resources/read` and `resources/directory/read`, and `prompts/list`, `prompts/get`,
+/// `tools/list` and `tools/call` when those surfaces are on.
 ///
 /// # Example
 ///
@@ -54,8 +90,8 @@ impl SkillsServer {
 }
 
 /// Results that carry the SEP-2549 cache hints `ttlMs` and `cacheScope`: those of
-/// `skills/list`, `skills/get`, `resources/list`, `resources/read` and (the same type as
-/// `resources/list` in rmcp) `resources/directory/read`.
+/// `skills/list`, `skills/get`, `resources/list`, `resources/read`, (the same type as
+/// `resources/list` in rmcp) `resources/directory/read`, `prompts/list` and `tools/list`.
 pub trait CacheHinted {
     /// Removes the hints.
     fn without_cache_hints(self) -> Self;
@@ -77,7 +113,9 @@ cache_hinted!(
     ListSkillsResult,
     GetSkillResult,
     ListResourcesResult,
-    ReadResourceResult
+    ReadResourceResult,
+    ListPromptsResult,
+    ListToolsResult
 );
 
 /// Fits a result to the peer: `ttlMs` and `cacheScope` exist from protocol 2026-07-28 on and
@@ -100,11 +138,68 @@ fn cursor(params: Option<&PaginatedRequestParams>) -> Option<&str> {
 
 impl ServerHandler for SkillsServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(capabilities())
+        ServerConfig::new(self.skills.capabilities())
             .with_server_info(Implementation::new("skillpub", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "Agent Skills: call skills/list, then resources/read on a skill's SKILL.md.",
-            )
+            .with_instructions(self.skills.instructions())
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        if !self.skills.offers_prompts() {
+            return Err(ErrorData::method_not_found::<ListPromptsRequestMethod>());
+        }
+        let result = self.skills.list_prompts(cursor(request.as_ref()))?;
+        Ok(fit_to_peer(result, &context))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        if !self.skills.offers_prompts() {
+            return Err(ErrorData::method_not_found::<GetPromptRequestMethod>());
+        }
+        match self.skills.get_prompt(&request.name) {
+            Some(result) => Ok(result.into()),
+            None => Err(prompt_not_found(&request.name)),
+        }
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        if !self.skills.offers_tools() {
+            return Err(ErrorData::method_not_found::<ListToolsRequestMethod>());
+        }
+        let result = self.skills.list_tools(cursor(request.as_ref()))?;
+        Ok(fit_to_peer(result, &context))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if !self.skills.offers_tools() {
+            return Err(ErrorData::method_not_found::<CallToolRequestMethod>());
+        }
+        match self.skills.call_tool(&request) {
+            Some(result) => Ok(result.into()),
+            // The specification's protocol error for an unknown tool.
+            None => Err(ErrorData::invalid_params(
+                format!(
+                    "No tool named `{}` is served here; tools/list lists the tools",
+                    request.name
+                ),
+                None,
+            )),
+        }
     }
 
     async fn list_skills(

@@ -1,7 +1,8 @@
 //! [`McpSkills`]: a catalog seen through SEP-2640. Every file of every skill is a
 //! `skill://` resource; the answers to `skills/list`, `skills/get`, `resources/list`,
 //! `resources/read` and `resources/directory/read` are prepared once, from the very bytes and
-//! digests the HTTP routes serve.
+//! digests the HTTP routes serve. The surfaces for hosts without the extension (prompts,
+//! tools, the instructions) are prepared in the same pass, from the same files.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -15,6 +16,10 @@ use rmcp::model::{
     SkillFrontmatter, SkillResource, SkillResources,
 };
 use skillpub_core::{Catalog, PublishedSkill, SKILL_MD};
+
+use crate::instructions;
+use crate::prompts::Prompts;
+use crate::tools::Tools;
 
 /// The URI scheme of skill resources.
 pub const SCHEME: &str = "skill://";
@@ -45,20 +50,90 @@ pub enum ConfigError {
 
 /// One served file.
 #[derive(Debug)]
-struct File {
-    bytes: bytes::Bytes,
-    mime_type: &'static str,
+pub(crate) struct File {
+    pub(crate) bytes: bytes::Bytes,
+    pub(crate) mime_type: &'static str,
+    pub(crate) digest: String,
+}
+
+impl File {
+    /// The file as MCP resource contents: text when its media type is text and its bytes are
+    /// UTF-8 without NUL, a base64 blob otherwise; the same for `resources/read` and the
+    /// `read_skill_file` tool.
+    pub(crate) fn contents(&self, uri: &str) -> ResourceContents {
+        let text = skillpub_core::is_text(self.mime_type)
+            .then_some(&self.bytes)
+            .filter(|bytes| !bytes.contains(&0))
+            .and_then(|bytes| std::str::from_utf8(bytes).ok());
+        let contents = match text {
+            Some(text) => ResourceContents::text(text, uri),
+            None => ResourceContents::blob(BASE64_STANDARD.encode(&self.bytes), uri),
+        };
+        contents.with_mime_type(self.mime_type)
+    }
+}
+
+/// Which surfaces for hosts without the skills extension are on.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Surfaces {
+    pub(crate) prompts: bool,
+    pub(crate) tools: bool,
+    pub(crate) instructions: bool,
 }
 
 #[derive(Debug)]
-struct Prepared {
+pub(crate) struct Prepared {
     skills: Vec<Skill>,
-    files: HashMap<String, File>,
+    pub(crate) files: HashMap<String, File>,
     listed: Vec<Resource>,
     directories: BTreeMap<String, Vec<Resource>>,
+    prefix: String,
     page_size: usize,
-    ttl_ms: u64,
-    cache_scope: CacheScope,
+    pub(crate) ttl_ms: u64,
+    pub(crate) cache_scope: CacheScope,
+    pub(crate) surfaces: Surfaces,
+    pub(crate) prompts: Prompts,
+    pub(crate) tools: Tools,
+    instructions: String,
+}
+
+/// One file of a skill as MCP serves it, worked out once for every surface.
+#[derive(Debug)]
+pub(crate) struct ServedFile<'a> {
+    /// The path in the skill's folder, such as `references/api.md`.
+    pub(crate) path: &'a str,
+    pub(crate) uri: String,
+    pub(crate) mime_type: &'static str,
+    pub(crate) digest: String,
+    pub(crate) size: u64,
+    /// Its entry in `resources/list`, and its link in a prompt.
+    pub(crate) resource: Resource,
+    bytes: &'a bytes::Bytes,
+}
+
+/// One skill as MCP serves it: its catalog entry and its files, `SKILL.md` included, sorted
+/// by path.
+#[derive(Debug)]
+pub(crate) struct ServedSkill<'a> {
+    pub(crate) skill: &'a PublishedSkill,
+    /// The URI of its folder, such as `skill://acme/refunds`.
+    root: String,
+    /// The URI of its `SKILL.md`.
+    pub(crate) uri: String,
+    pub(crate) files: Vec<ServedFile<'a>>,
+}
+
+impl ServedSkill<'_> {
+    /// The `SKILL.md` as text: its exact bytes, since the catalog refuses a `SKILL.md` that
+    /// is not UTF-8.
+    pub(crate) fn skill_md(&self) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(self.skill.skill_md().bytes())
+    }
+
+    /// Its files other than `SKILL.md`.
+    pub(crate) fn supporting_files(&self) -> impl Iterator<Item = &ServedFile<'_>> {
+        self.files.iter().filter(|file| file.path != SKILL_MD)
+    }
 }
 
 /// A catalog served over MCP with the skills extension. Cheap to clone.
@@ -82,7 +157,7 @@ struct Prepared {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone)]
-pub struct McpSkills(Arc<Prepared>);
+pub struct McpSkills(pub(crate) Arc<Prepared>);
 
 /// Options for [`McpSkills`].
 #[derive(Debug, Clone)]
@@ -93,11 +168,13 @@ pub struct McpSkillsBuilder {
     page_size: usize,
     ttl_ms: u64,
     cache_scope: CacheScope,
+    surfaces: Surfaces,
 }
 
 impl McpSkills {
     /// Starts from a catalog: no prefix, pages of [`DEFAULT_PAGE_SIZE`], `ttlMs`
-    /// [`DEFAULT_TTL_MS`], `cacheScope: public`.
+    /// [`DEFAULT_TTL_MS`], `cacheScope: public`, the skills extension and resources only (no
+    /// prompts, no tools, no catalog summary in the instructions).
     pub fn builder(catalog: Catalog) -> McpSkillsBuilder {
         McpSkillsBuilder {
             catalog,
@@ -105,6 +182,7 @@ impl McpSkills {
             page_size: DEFAULT_PAGE_SIZE,
             ttl_ms: DEFAULT_TTL_MS,
             cache_scope: CacheScope::Public,
+            surfaces: Surfaces::default(),
         }
     }
 
@@ -112,6 +190,40 @@ impl McpSkills {
     #[must_use]
     pub fn new(catalog: Catalog) -> Self {
         Self::builder(catalog).prepare()
+    }
+
+    /// The server's `instructions`: how to reach the skills with the surfaces that are on
+    /// and, with [`McpSkillsBuilder::instructions`], a summary of the catalog of at most
+    /// [`INSTRUCTIONS_LIMIT`](crate::INSTRUCTIONS_LIMIT) bytes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_mcp::McpSkills;
+    ///
+    /// let catalog = skillpub_core::Catalog::new(Vec::<skillpub_core::Skill>::new())?;
+    /// let skills = McpSkills::new(catalog);
+    /// assert!(skills.instructions().contains("skills/list"));
+    /// # Ok::<(), skillpub_core::Errors>(())
+    /// ```
+    #[must_use]
+    pub fn instructions(&self) -> &str {
+        &self.0.instructions
+    }
+
+    /// Whether every skill is also a prompt.
+    pub(crate) fn offers_prompts(&self) -> bool {
+        self.0.surfaces.prompts
+    }
+
+    /// Whether the skill tools are on.
+    pub(crate) fn offers_tools(&self) -> bool {
+        self.0.surfaces.tools
+    }
+
+    /// The URI of a skill's file: `skill://[prefix/]name/path`.
+    pub(crate) fn uri_of(&self, name: &str, path: &str) -> String {
+        format!("{}/{path}", root_uri(&self.0.prefix, name))
     }
 
     /// `skills/list`: one page of skills, sorted by URI; an entry is never split.
@@ -166,16 +278,8 @@ impl McpSkills {
     #[must_use]
     pub fn read_resource(&self, uri: &str) -> Option<ReadResourceResult> {
         let file = self.0.files.get(uri)?;
-        let text = skillpub_core::is_text(file.mime_type)
-            .then_some(&file.bytes)
-            .filter(|bytes| !bytes.contains(&0))
-            .and_then(|bytes| std::str::from_utf8(bytes).ok());
-        let contents = match text {
-            Some(text) => ResourceContents::text(text, uri),
-            None => ResourceContents::blob(BASE64_STANDARD.encode(&file.bytes), uri),
-        };
         Some(
-            ReadResourceResult::new(vec![contents.with_mime_type(file.mime_type)])
+            ReadResourceResult::new(vec![file.contents(uri)])
                 .with_ttl_ms(self.0.ttl_ms)
                 .with_cache_scope(self.0.cache_scope),
         )
@@ -211,7 +315,8 @@ impl McpSkills {
         Ok(result)
     }
 
-    fn page<T: Clone>(
+    /// One page of `items` from `cursor` (an offset this server handed out).
+    pub(crate) fn page<T: Clone>(
         &self,
         items: &[T],
         cursor: Option<&str>,
@@ -284,6 +389,85 @@ impl McpSkillsBuilder {
         self
     }
 
+    /// Also offers every skill as a prompt, for hosts that show prompts but do not speak the
+    /// skills extension (default: off). The prompt is named after the skill (without the
+    /// prefix), described by its frontmatter's `description`; its first message is the exact
+    /// `SKILL.md`, followed by a resource link to each supporting file. The server then
+    /// declares `prompts`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_core::{Catalog, Skill};
+    /// use skillpub_mcp::McpSkills;
+    ///
+    /// let skill_md = "---\nname: refunds\ndescription: Process refunds per policy.\n---\nSteps.\n";
+    /// let catalog = Catalog::new([Skill::from_static(skill_md)])?;
+    /// let skills = McpSkills::builder(catalog).prompts(true).build()?;
+    /// assert!(skills.capabilities().prompts.is_some());
+    /// let prompt = skills.get_prompt("refunds").unwrap();
+    /// assert_eq!(prompt.messages[0].content.as_text().unwrap().text, skill_md);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn prompts(mut self, on: bool) -> Self {
+        self.surfaces.prompts = on;
+        self
+    }
+
+    /// Also offers tools that let a model find and load a skill on demand, for hosts that
+    /// call tools but do not speak the skills extension (default: off): `list_skills`,
+    /// `load_skill` (the `SKILL.md` and its files' paths, URIs, sizes and digests) and
+    /// `read_skill_file` (one file). Bad input is a tool error (`isError: true`) saying how
+    /// to fix it; a call can only ever read a file of the catalog. The server then declares
+    /// `tools`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use rmcp::model::CallToolRequestParams;
+    /// use skillpub_core::{Catalog, Skill};
+    /// use skillpub_mcp::{LOAD_SKILL_TOOL, McpSkills};
+    ///
+    /// let skill_md = "---\nname: refunds\ndescription: Process refunds per policy.\n---\nSteps.\n";
+    /// let catalog = Catalog::new([Skill::from_static(skill_md)])?;
+    /// let skills = McpSkills::builder(catalog).tools(true).build()?;
+    /// let call = CallToolRequestParams::new(LOAD_SKILL_TOOL)
+    ///     .with_arguments(serde_json::json!({"name": "refunds"}).as_object().unwrap().clone());
+    /// let loaded = skills.call_tool(&call).unwrap();
+    /// assert_eq!(loaded.is_error, Some(false));
+    /// assert_eq!(loaded.content[0].as_text().unwrap().text, skill_md);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn tools(mut self, on: bool) -> Self {
+        self.surfaces.tools = on;
+        self
+    }
+
+    /// Also puts a summary of the catalog in the server's `instructions`: every skill's name
+    /// and description, one line each, so that a model knows which skills exist and when to
+    /// load one (default: off). The text is at most [`INSTRUCTIONS_LIMIT`] bytes; past it,
+    /// the list stops at a whole line and ends with a note saying how many skills were left
+    /// out and how to list them all.
+    ///
+    /// [`INSTRUCTIONS_LIMIT`]: crate::INSTRUCTIONS_LIMIT
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_core::{Catalog, Skill};
+    /// use skillpub_mcp::McpSkills;
+    ///
+    /// let skill_md = "---\nname: refunds\ndescription: Process refunds per policy.\n---\nSteps.\n";
+    /// let catalog = Catalog::new([Skill::from_static(skill_md)])?;
+    /// let skills = McpSkills::builder(catalog).instructions(true).build()?;
+    /// assert!(skills.instructions().contains("\n- refunds: Process refunds per policy.\n"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn instructions(mut self, on: bool) -> Self {
+        self.surfaces.instructions = on;
+        self
+    }
+
     /// Prepares every answer.
     ///
     /// # Errors
@@ -311,35 +495,98 @@ impl McpSkillsBuilder {
     }
 
     fn prepare(self) -> McpSkills {
-        let root_of = |name: &str| match self.prefix.as_str() {
-            "" => format!("{SCHEME}{name}"),
-            prefix => format!("{SCHEME}{prefix}/{name}"),
-        };
+        let root_of = |name: &str| root_uri(&self.prefix, name);
+        let surfaces = self.surfaces;
         let mut prepared = Prepared {
             skills: Vec::new(),
             files: HashMap::new(),
             listed: Vec::new(),
             directories: BTreeMap::new(),
+            prefix: self.prefix.clone(),
             page_size: self.page_size,
             ttl_ms: self.ttl_ms,
             cache_scope: self.cache_scope,
+            surfaces,
+            prompts: Prompts::default(),
+            tools: Tools::new(surfaces.tools),
+            instructions: String::new(),
         };
         for skill in self.catalog.skills() {
-            let root = root_of(skill.name());
-            add_skill(&mut prepared, skill, &root);
+            let served = serve(skill, &root_of(skill.name()));
+            if surfaces.prompts {
+                prepared.prompts.add(&served);
+            }
+            if surfaces.tools {
+                prepared.tools.add(&served);
+            }
+            add_skill(&mut prepared, served);
         }
         prepared.skills.sort_by(|a, b| a.uri.cmp(&b.uri));
         prepared.listed.sort_by(|a, b| a.uri.cmp(&b.uri));
         for children in prepared.directories.values_mut() {
             children.sort_by(|a, b| a.uri.cmp(&b.uri));
         }
+        prepared.prompts.sort();
+        prepared.tools.sort();
+        prepared.instructions = instructions::render(&prepared.skills, surfaces, &self.prefix);
         McpSkills(Arc::new(prepared))
     }
 }
 
+/// The URI of a skill's folder: `skill://[prefix/]name`.
+pub(crate) fn root_uri(prefix: &str, name: &str) -> String {
+    match prefix {
+        "" => format!("{SCHEME}{name}"),
+        prefix => format!("{SCHEME}{prefix}/{name}"),
+    }
+}
+
+/// Works out a skill's URIs, media types, digests and resource entries once, for every
+/// surface.
+fn serve<'a>(skill: &'a PublishedSkill, root: &str) -> ServedSkill<'a> {
+    let files = skill
+        .all_files()
+        .map(|file| {
+            let path = file.relative_path();
+            let uri = format!("{root}/{path}");
+            let artifact = file.artifact();
+            let size = artifact.len() as u64;
+            let mime_type = if path == SKILL_MD {
+                MARKDOWN
+            } else {
+                essence(artifact.media_type())
+            };
+            let resource = if path == SKILL_MD {
+                Resource::new(&uri, skill.name())
+                    .with_description(skill.frontmatter().description())
+            } else {
+                Resource::new(&uri, path.rsplit('/').next().unwrap_or(path))
+            }
+            .with_mime_type(mime_type)
+            .with_size(size);
+            ServedFile {
+                path,
+                uri,
+                mime_type,
+                digest: artifact.digest().to_string(),
+                size,
+                resource,
+                bytes: artifact.bytes(),
+            }
+        })
+        .collect();
+    ServedSkill {
+        skill,
+        root: root.to_owned(),
+        uri: format!("{root}/{SKILL_MD}"),
+        files,
+    }
+}
+
 /// Adds one skill: its entry, its files, its folders.
-fn add_skill(prepared: &mut Prepared, skill: &PublishedSkill, root: &str) {
-    let frontmatter = skill.frontmatter();
+fn add_skill(prepared: &mut Prepared, served: ServedSkill<'_>) {
+    let root = served.root.as_str();
+    let frontmatter = served.skill.frontmatter();
     let mut extra = frontmatter.json().clone();
     // `retain` keeps the authored order (`remove` would swap the last field into the gap).
     extra.retain(|key, _| key != "name" && key != "description");
@@ -349,33 +596,11 @@ fn add_skill(prepared: &mut Prepared, skill: &PublishedSkill, root: &str) {
 
     let mut manifest = Vec::new();
     prepared.directories.entry(root.to_owned()).or_default();
-    for file in skill.all_files() {
-        let relative = file.relative_path();
-        let uri = format!("{root}/{relative}");
-        let artifact = file.artifact();
-        let mime_type = if relative == SKILL_MD {
-            MARKDOWN
-        } else {
-            essence(artifact.media_type())
-        };
-        manifest.push(SkillResource::new(
-            &uri,
-            artifact.digest().to_string(),
-            artifact.len() as u64,
-        ));
-        let base = relative.rsplit('/').next().unwrap_or(relative);
-        let mut resource = Resource::new(&uri, base)
-            .with_mime_type(mime_type)
-            .with_size(artifact.len() as u64);
-        if relative == SKILL_MD {
-            resource = Resource::new(&uri, frontmatter.name())
-                .with_description(frontmatter.description())
-                .with_mime_type(mime_type)
-                .with_size(artifact.len() as u64);
-        }
+    for file in &served.files {
+        manifest.push(SkillResource::new(&file.uri, &file.digest, file.size));
         // Every folder on the way gets its children: sub-folders once, the file itself.
         let mut parent = root.to_owned();
-        let segments: Vec<&str> = relative.split('/').collect();
+        let segments: Vec<&str> = file.path.split('/').collect();
         for folder in &segments[..segments.len() - 1] {
             let child = format!("{parent}/{folder}");
             let children = prepared.directories.entry(parent.clone()).or_default();
@@ -389,20 +614,20 @@ fn add_skill(prepared: &mut Prepared, skill: &PublishedSkill, root: &str) {
             .directories
             .entry(parent)
             .or_default()
-            .push(resource.clone());
-        prepared.listed.push(resource);
+            .push(file.resource.clone());
+        prepared.listed.push(file.resource.clone());
         prepared.files.insert(
-            uri,
+            file.uri.clone(),
             File {
-                bytes: artifact.bytes().clone(),
-                mime_type,
+                bytes: file.bytes.clone(),
+                mime_type: file.mime_type,
+                digest: file.digest.clone(),
             },
         );
     }
     manifest.sort_by(|a, b| a.uri.cmp(&b.uri));
-    let uri = format!("{root}/{SKILL_MD}");
     prepared.skills.push(Skill::new(
-        uri,
+        served.uri,
         entry_frontmatter,
         SkillResources::Files(manifest),
     ));
