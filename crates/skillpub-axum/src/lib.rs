@@ -90,20 +90,19 @@
 //! | `server` | `serve`: a hardened HTTP/1.1 server for any `Router` (header-read and idle timeouts, graceful shutdown, flood resistance) | no (yes in the `skillpub` facade) |
 
 mod coding;
-mod headers;
 mod link;
+mod policy;
 mod router;
 #[cfg(feature = "server")]
 pub mod serve;
 
 pub use coding::{BROTLI_QUALITY, BROTLI_WINDOW};
-pub use headers::{
-    ALLOWED_METHODS, COMMON_HEADERS, DEFAULT_CACHE_CONTROL, DEFAULT_CACHE_CONTROL_TEXT,
-    DEFAULT_CORS_MAX_AGE, DEFAULT_ERROR_CACHE_CONTROL, DEFAULT_ERROR_CACHE_CONTROL_TEXT,
-    PREFLIGHT_HEADERS, Rejection,
-};
 pub use link::{
     AgentSkillsLink, AgentSkillsLinkLayer, InvalidBasePath, InvalidIndexUrl, ResponseFuture,
+};
+pub use policy::{
+    ALLOWED_METHODS, COMMON_HEADERS, DEFAULT_CACHE_CONTROL, DEFAULT_CORS_MAX_AGE,
+    DEFAULT_ERROR_CACHE_CONTROL, PREFLIGHT_HEADERS, Rejection,
 };
 pub use router::{RouterBuilder, router};
 #[cfg(feature = "server")]
