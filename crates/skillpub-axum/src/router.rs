@@ -1,20 +1,16 @@
-//! The router for `/.well-known/agent-skills/`: one prepared answer per path and method.
+//! The router for `/.well-known/agent-skills/`: each published path to the answers of its
+//! artifact, every other path under the folders to the answers of an unpublished path. What
+//! a request gets there is decided by the policy (`crate::policy`).
 
 use std::collections::HashMap;
-use std::convert::Infallible;
-use std::future::{Ready, ready};
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::time::Duration;
 
 use axum::Router;
-use axum::body::Body;
-use bytes::Bytes;
-use http::{HeaderMap, HeaderValue, Method, Request, Response};
-use http_body::Frame;
+use http::HeaderValue;
 use skillpub_core::{Catalog, LEGACY_PATH, WELL_KNOWN_PATH};
 
-use crate::headers::{Condition, Policy, Prepared, Resource, Shared};
+use crate::policy::{Answers, Policy};
 
 /// A `Router` that serves a catalog at `/.well-known/agent-skills/`, with the default policy.
 ///
@@ -47,13 +43,14 @@ where
 
 /// Builds the `/.well-known/agent-skills/` router with a chosen header policy.
 ///
-/// Every answer (`200`, `304`, `204`, `404`, `405`) carries `Cache-Control`,
-/// `Access-Control-Allow-Origin: *`, `Access-Control-Expose-Headers: ETag` and
-/// `X-Content-Type-Options: nosniff`; `GET` and `HEAD` get the same status and headers.
+/// The settings are how long answers may be cached; what each answer carries is listed in
+/// the [HTTP policy](crate#http-policy).
 ///
 /// # Example
 ///
 /// ```
+/// use std::time::Duration;
+///
 /// use axum::Router;
 /// use http::HeaderValue;
 /// use skillpub_axum::RouterBuilder;
@@ -63,7 +60,7 @@ where
 /// let skills: Router = RouterBuilder::new(catalog)
 ///     .cache_control(HeaderValue::from_static("public, max-age=60, no-transform"))
 ///     .error_cache_control(HeaderValue::from_static("no-store"))
-///     .cors_max_age(600)
+///     .cors_max_age(Duration::from_secs(600))
 ///     .build();
 /// # Ok::<(), skillpub_core::Errors>(())
 /// ```
@@ -93,7 +90,7 @@ impl RouterBuilder {
         self
     }
 
-    /// `Cache-Control` of `404` and `405` answers
+    /// `Cache-Control` of error answers (`404`, `405`, `406`, `412`)
     /// (default [`DEFAULT_ERROR_CACHE_CONTROL`](crate::DEFAULT_ERROR_CACHE_CONTROL),
     /// `public, max-age=10`).
     pub fn error_cache_control(mut self, value: HeaderValue) -> Self {
@@ -101,10 +98,40 @@ impl RouterBuilder {
         self
     }
 
-    /// `Access-Control-Max-Age` of preflight answers, in seconds
+    /// How long a browser may reuse the answer to a CORS preflight: `Access-Control-Max-Age`
     /// (default [`DEFAULT_CORS_MAX_AGE`](crate::DEFAULT_CORS_MAX_AGE), one day).
-    pub fn cors_max_age(mut self, seconds: u32) -> Self {
-        self.policy.cors_max_age = seconds;
+    ///
+    /// The header counts whole seconds, so the fraction of a second is dropped, as
+    /// tower-http's `CorsLayer::max_age` does: less than a second is `0`, which tells the
+    /// browser not to reuse the answer. Browsers also cap it (Firefox at one day, Chromium
+    /// at two hours).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// use http::{Method, Request};
+    /// use skillpub_axum::RouterBuilder;
+    /// use tower::ServiceExt;
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let catalog = skillpub_core::Catalog::new(Vec::<skillpub_core::Skill>::new())?;
+    /// let skills: axum::Router = RouterBuilder::new(catalog)
+    ///     .cors_max_age(Duration::from_millis(90_500))
+    ///     .build();
+    /// let preflight = Request::builder()
+    ///     .method(Method::OPTIONS)
+    ///     .uri("/.well-known/agent-skills/index.json")
+    ///     .body(axum::body::Body::empty())?;
+    /// let response = skills.oneshot(preflight).await?;
+    /// assert_eq!(response.headers()["access-control-max-age"], "90");
+    /// # Ok(())
+    /// # }
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(run()).unwrap();
+    /// ```
+    pub fn cors_max_age(mut self, max_age: Duration) -> Self {
+        self.policy.cors_max_age = max_age;
         self
     }
 
@@ -135,17 +162,11 @@ impl RouterBuilder {
                     );
                     Arc::new(resource)
                 });
-            let service = Answers {
-                resource: Some(Arc::clone(resource)),
-                shared: Arc::clone(&shared),
-            };
-            router = router.route_service(artifact.path(), service);
+            let answers = Answers::published(Arc::clone(resource), Arc::clone(&shared));
+            router = router.route_service(artifact.path(), answers);
         }
         // Everything else under the folders: 404, or a preflight answer.
-        let unpublished = Answers {
-            resource: None,
-            shared,
-        };
+        let unpublished = Answers::unpublished(shared);
         let mut folders = vec![WELL_KNOWN_PATH];
         if self.catalog.has_legacy_index() {
             folders.push(LEGACY_PATH);
@@ -157,85 +178,5 @@ impl RouterBuilder {
                 .route_service(&format!("{folder}{{*path}}"), unpublished.clone());
         }
         router
-    }
-}
-
-/// The service of one path under the folder: a published artifact, or (`None`) everything
-/// else.
-#[derive(Debug, Clone)]
-struct Answers {
-    resource: Option<Arc<Resource>>,
-    shared: Arc<Shared>,
-}
-
-impl Answers {
-    fn pick(&self, method: &Method, headers: &HeaderMap) -> &Prepared {
-        let shared = &self.shared;
-        match (&self.resource, method) {
-            // A preflight asks whether the method is allowed, not whether the path exists;
-            // the request that follows it gets the 404, readable by the page thanks to CORS.
-            (_, &Method::OPTIONS) => &shared.preflight,
-            (None, _) => &shared.not_found,
-            (Some(resource), &Method::GET | &Method::HEAD) => {
-                // Negotiation first: preconditions only apply to what would be a 2xx
-                // (RFC 9110, 13.2.1).
-                let Some(variant) = resource.select(headers) else {
-                    return &shared.not_acceptable;
-                };
-                match variant.condition(headers) {
-                    Condition::Send => &variant.ok,
-                    Condition::NotModified => &variant.not_modified,
-                    Condition::Failed => &shared.precondition_failed,
-                }
-            }
-            (Some(_), _) => &shared.method_not_allowed,
-        }
-    }
-}
-
-impl<B> tower::Service<Request<B>> for Answers {
-    type Response = Response<Body>;
-    type Error = Infallible;
-    type Future = Ready<Result<Response<Body>, Infallible>>;
-
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: Request<B>) -> Self::Future {
-        let prepared = self.pick(request.method(), request.headers());
-        ready(Ok(respond(prepared, request.method())))
-    }
-}
-
-/// Copies a prepared answer into a response: the status, the header map (reference-counted
-/// values) and, except for `HEAD`, the body.
-fn respond(prepared: &Prepared, method: &Method) -> Response<Body> {
-    let body = if prepared.body.is_empty() {
-        Body::new(Bodiless)
-    } else if method == Method::HEAD {
-        Body::empty()
-    } else {
-        Body::from(prepared.body.clone())
-    };
-    let mut response = Response::new(body);
-    *response.status_mut() = prepared.status;
-    *response.headers_mut() = prepared.headers.clone();
-    response
-}
-
-/// The body of a `304` or `204`: empty, and without a known length, so that no layer adds the
-/// `Content-Length: 0` that such answers must not carry.
-struct Bodiless;
-
-impl http_body::Body for Bodiless {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        _: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        Poll::Ready(None)
     }
 }

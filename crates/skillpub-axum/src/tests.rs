@@ -1,5 +1,7 @@
 //! The HTTP policy, request by request, through `oneshot` (no network).
 
+use std::time::Duration;
+
 use axum::Router;
 use axum::body::Body;
 use http::header::{
@@ -289,7 +291,7 @@ async fn cache_control_and_max_age_are_configurable() {
     let app: Router = RouterBuilder::new(catalog())
         .cache_control(HeaderValue::from_static("no-cache"))
         .error_cache_control(HeaderValue::from_static("no-store"))
-        .cors_max_age(60)
+        .cors_max_age(Duration::from_secs(60))
         .build();
     let ok = send(app.clone(), Method::GET, SKILL, &[]).await;
     assert_eq!(header(&ok, CACHE_CONTROL), "no-cache");
@@ -300,6 +302,25 @@ async fn cache_control_and_max_age_are_configurable() {
     assert_eq!(header(&missing, CACHE_CONTROL), "no-store");
     let preflight = send(app, Method::OPTIONS, SKILL, &[]).await;
     assert_eq!(header(&preflight, ACCESS_CONTROL_MAX_AGE), "60");
+}
+
+#[tokio::test]
+async fn the_cors_max_age_is_sent_in_whole_seconds_with_the_fraction_dropped() {
+    for (max_age, header_value) in [
+        (Duration::from_millis(1_999), "1"),
+        (Duration::from_millis(999), "0"),
+        (Duration::ZERO, "0"),
+        (crate::DEFAULT_CORS_MAX_AGE, "86400"),
+        (Duration::MAX, "18446744073709551615"),
+    ] {
+        let app: Router = RouterBuilder::new(catalog()).cors_max_age(max_age).build();
+        let preflight = send(app, Method::OPTIONS, SKILL, &[]).await;
+        assert_eq!(
+            header(&preflight, ACCESS_CONTROL_MAX_AGE),
+            header_value,
+            "{max_age:?}"
+        );
+    }
 }
 
 #[tokio::test]

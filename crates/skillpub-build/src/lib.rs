@@ -28,15 +28,11 @@
 //!
 //! # What is embedded
 //!
-//! The folder is either one skill folder (it holds a `SKILL.md`) or a folder of skill folders
-//! (each subfolder holds one; other files at its top are ignored). In each skill, every file
-//! is embedded, with its `/`-separated path relative to the skill folder, sorted, and its
-//! executable bit. Hidden files and folders (`.DS_Store`, `.git`) are skipped with a
-//! `cargo:warning`. These fail the build with a message: a file name that is not UTF-8, a
-//! symbolic link that leaves the skill folder or points to a folder, a special file, a path
-//! that a URL or an archive cannot carry (anything but ASCII letters, digits, `-`, `_`, `.`,
-//! `~`), and a skill over 512 files or 16 MiB. A symbolic link to a file inside the skill
-//! folder is embedded as that file.
+//! The folder is read by the core's folder walk, the code behind `Catalog::from_dir` at run
+//! time, so a folder is judged the same at build time: every file of every skill is embedded
+//! with its `/`-separated path, sorted, and its executable bit. What the walk skips (with a
+//! `cargo:warning`) and refuses (failing the build) is listed once, in
+//! [the core's docs](skillpub_core#reading-a-folder).
 //!
 //! # Rebuilds
 //!

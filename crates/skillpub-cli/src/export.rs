@@ -21,7 +21,7 @@ pub(crate) const HEADERS_FILE: &str = "_headers";
 
 /// The headers on every answer, as the router sends them with its default policy.
 fn common_headers() -> impl Iterator<Item = (&'static str, &'static str)> {
-    std::iter::once(("cache-control", skillpub_axum::DEFAULT_CACHE_CONTROL_TEXT))
+    std::iter::once(("cache-control", skillpub_axum::DEFAULT_CACHE_CONTROL))
         .chain(skillpub_axum::COMMON_HEADERS)
 }
 
@@ -217,7 +217,7 @@ pub(crate) fn nginx(catalog: &Catalog) -> String {
             "    types {{ }}\n    default_type \"{}\";\n    gzip off;",
             artifact.media_type().replace('"', "\\\"")
         );
-        headers(&mut conf, skillpub_axum::DEFAULT_CACHE_CONTROL_TEXT);
+        headers(&mut conf, skillpub_axum::DEFAULT_CACHE_CONTROL);
         conf.push_str("    if ($request_method = OPTIONS) {\n        return 204;\n    }\n");
         conf.push_str("    try_files $uri @skillpub_missing;\n}\n");
     }
@@ -227,7 +227,7 @@ pub(crate) fn nginx(catalog: &Catalog) -> String {
 /// The body of a location that answers the router's JSON 404 (and 204 to a preflight).
 fn not_found(conf: &mut String) {
     conf.push_str("    types { }\n    default_type application/json;\n");
-    headers(conf, skillpub_axum::DEFAULT_ERROR_CACHE_CONTROL_TEXT);
+    headers(conf, skillpub_axum::DEFAULT_ERROR_CACHE_CONTROL);
     conf.push_str("    if ($request_method = OPTIONS) {\n        return 204;\n    }\n");
     let body = skillpub_axum::Rejection::NotFound.body_text();
     let _ = writeln!(conf, "    return 404 '{}\\n';", body.trim_end());
@@ -235,7 +235,7 @@ fn not_found(conf: &mut String) {
 
 /// The router's headers: caching, the common ones, and those a preflight needs.
 fn headers(conf: &mut String, cache_control: &str) {
-    let max_age = skillpub_axum::DEFAULT_CORS_MAX_AGE.to_string();
+    let max_age = skillpub_axum::DEFAULT_CORS_MAX_AGE.as_secs().to_string();
     let lines = std::iter::once(("cache-control", cache_control))
         .chain(skillpub_axum::COMMON_HEADERS)
         .chain(skillpub_axum::PREFLIGHT_HEADERS)

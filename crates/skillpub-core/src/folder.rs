@@ -147,18 +147,14 @@ impl SkillsFolder {
     /// keeps going after problems, so that a linter can report them all: the problems are in
     /// [`errors`](Self::errors), and a skill with a refused file is kept without that file.
     ///
-    /// In a folder of skill folders, every subfolder that holds a `SKILL.md` is a skill;
-    /// other subfolders are skipped and listed, and files at the top are ignored, as a README
-    /// would be. In each skill, every file is read except
-    /// hidden ones (names starting with `.`, such as `.DS_Store` or `.git`), which are skipped
-    /// and listed in [`skipped`](Self::skipped). These are refused, each with its own error:
-    /// names that are not UTF-8, symbolic links that leave the skill folder, point to a
-    /// folder, point to a hidden file or point nowhere, sockets and other special files, and
-    /// skills over 512 files or 16 MiB, judged on the sizes the file system reports before
-    /// anything is read (with the catalog's rule and message). `SKILL.md` goes through the
-    /// same checks. The rules every skill follows wherever it comes from, such as paths that a
-    /// URL or an archive cannot carry ([`validate_file_path`](crate::validate_file_path)), are
-    /// the catalog's: [`SkillsFolder::builder`] and [`Catalog::from_dir`] apply them.
+    /// What is read, skipped (and listed in [`skipped`](Self::skipped)) and refused is the
+    /// table of [Reading a folder](crate#reading-a-folder). This walk refuses what only a
+    /// folder can have (names, links, special files) and skills over the limits, judged on
+    /// the sizes the file system reports before anything is read (with the catalog's rule and
+    /// message); `SKILL.md` goes through the same checks. The rules every skill follows
+    /// wherever it comes from, such as paths that a URL or an archive cannot carry
+    /// ([`validate_file_path`](crate::validate_file_path)), are the catalog's:
+    /// [`SkillsFolder::builder`] and [`Catalog::from_dir`] apply them.
     #[must_use]
     pub fn read(root: impl AsRef<Path>) -> Self {
         let root = root.as_ref();

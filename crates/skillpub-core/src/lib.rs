@@ -101,6 +101,10 @@
 //! # Ok::<(), skillpub_core::Errors>(())
 //! ```
 //!
+//! # Reading a folder
+//!
+#![doc = include_str!("docs/folders.md")]
+//!
 //! # Archives
 //!
 //! A skill with supporting files is listed in the index as `type: "archive"` with its

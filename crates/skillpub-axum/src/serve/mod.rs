@@ -3,40 +3,10 @@
 //!
 //! `axum::serve` has no header-read timeout: a connection that sends nothing, or half a
 //! request head, stays open forever, and about a thousand of them take a server offline at the
-//! usual limit of 1,024 open files. [`serve`] takes the same arguments and guarantees:
+//! usual limit of 1,024 open files. [`serve`] takes the same arguments, and does this in each
+//! situation (each knob is a method of [`Serve`]; [`bind`] makes the listener):
 //!
-//! - **Header timeout.** A connection that has not sent a complete request head within
-//!   [`header_read_timeout`](Serve::header_read_timeout) (default 10 s) of being accepted, or
-//!   of the first byte of its next request, is closed: silent connections and slow-loris heads
-//!   alike.
-//! - **Idle timeout.** A keep-alive connection with no request for
-//!   [`idle_timeout`](Serve::idle_timeout) (default 75 s) is closed.
-//! - **Busy connections are never idle.** From a complete request head until hyper has handed
-//!   the whole response to the socket, streaming responses (server-sent events) included, a
-//!   connection is busy: neither the timeouts above nor a reclaim close it.
-//! - **Send timeout.** A client that stops reading a response: when the socket has refused
-//!   its bytes for [`send_timeout`](Serve::send_timeout) (default 60 s, nginx's
-//!   `send_timeout`) without taking any, the connection is closed.
-//! - **Flood resistance.** When `accept` fails because the process ran out of file descriptors
-//!   (`EMFILE`, `ENFILE`, or any error that is not about the one connection), or when the
-//!   optional [`max_connections`](Serve::max_connections) cap is reached, the oldest quiet
-//!   connections (idle, or still sending a head) are closed, up to 32 at a time as nginx does,
-//!   and `accept` is tried again as soon as one has closed (after 100 ms at most, never in a
-//!   busy loop). A request sent during a flood of idle or slow connections is therefore answered
-//!   in milliseconds instead of waiting for the attacker to let go. Bind with [`bind`], whose
-//!   listen backlog of 4096 (instead of 128) keeps the kernel from dropping new connections
-//!   while a burst is being accepted.
-//! - **Graceful shutdown** on Ctrl-C or SIGTERM (or a future of yours): the listener closes at
-//!   once, quiet connections close at once, requests in flight finish, and whatever is still
-//!   open after [`grace_period`](Serve::grace_period) (default 10 s) is closed; then the
-//!   future returns `Ok(())`.
-//!
-//! Only HTTP/1.1 (and 1.0) is spoken: put TLS and HTTP/2 in a proxy or CDN in front, as most
-//! deployments do. A request body sent slowly keeps its request in flight with no timeout,
-//! and so does a response read slowly but steadily: a service that takes large uploads, or
-//! serves large files to untrusted clients, bounds them itself or sits behind a proxy that
-//! does. A connection upgraded to another protocol (a WebSocket)
-//! leaves the server's care: no timeout applies to it and shutdown does not wait for it.
+#![doc = include_str!("../docs/serve.md")]
 //!
 //! # Example
 //!

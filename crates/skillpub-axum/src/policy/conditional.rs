@@ -1,5 +1,5 @@
 //! `If-Match` and `If-None-Match` (RFC 9110, 13.1.1 and 13.1.2): `*` or a list of entity
-//! tags, parsed strictly.
+//! tags, parsed strictly, and the order in which a `GET` or `HEAD` evaluates them.
 //!
 //! RFC 9110 evaluates each field in three steps: `*`; a list of entity tags; "otherwise".
 //! A field that is neither `*` nor a well-formed list (a tag followed by garbage included)
@@ -7,67 +7,118 @@
 //! answer it did not ask for) and true for `If-None-Match` (the full answer, never a `304` on
 //! a list the server could not read).
 
-use http::header::{IF_MATCH, IF_NONE_MATCH};
-use http::{HeaderMap, HeaderName};
+use http::header::{GetAll, IF_MATCH, IF_NONE_MATCH};
+use http::{HeaderMap, HeaderName, HeaderValue};
 
-/// Whether `If-Match` lets the request through: absent, `*`, or a list that names `etag`
-/// with the strong comparison (a weak tag never matches). A malformed field does not.
-pub(crate) fn if_match_holds(request: &HeaderMap, etag: &[u8]) -> bool {
-    match Field::read(request, IF_MATCH, etag) {
-        Field::Absent | Field::Any => true,
-        Field::Tags { strong, .. } => strong,
-        Field::Malformed => false,
-    }
-}
-
-/// Whether `If-None-Match` asks for a `304`: `*`, or a list that names `etag` with the weak
-/// comparison (`W/"x"` matches `"x"`). Absent or malformed: no.
-pub(crate) fn if_none_match_matches(request: &HeaderMap, etag: &[u8]) -> bool {
-    match Field::read(request, IF_NONE_MATCH, etag) {
-        Field::Any => true,
-        Field::Tags { weak, .. } => weak,
-        Field::Absent | Field::Malformed => false,
-    }
-}
-
-/// What a conditional field, every line of it, says about one entity tag.
+/// What the conditional headers of a `GET` or `HEAD` ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Field {
+pub(super) enum Condition {
+    /// Send the representation.
+    Send,
+    /// `If-None-Match` matched: `304`.
+    NotModified,
+    /// `If-Match` did not match: `412`.
+    Failed,
+}
+
+impl Condition {
+    /// Evaluates `If-Match`, then `If-None-Match`, against the entity tag of the
+    /// representation that would be sent, in the order of RFC 9110, 13.2.2.
+    pub(super) fn of(request: &HeaderMap, etag: &[u8]) -> Self {
+        if !IfMatch::of(request).passes(etag) {
+            Self::Failed
+        } else if IfNoneMatch::of(request).matches(etag) {
+            Self::NotModified
+        } else {
+            Self::Send
+        }
+    }
+}
+
+/// The `If-Match` field of a request.
+struct IfMatch<'a>(Field<'a>);
+
+impl<'a> IfMatch<'a> {
+    fn of(request: &'a HeaderMap) -> Self {
+        Self(Field::of(request, IF_MATCH))
+    }
+
+    /// Whether the request may proceed: the field is absent, `*`, or a list that names `etag`
+    /// with the strong comparison (a weak tag never matches). A malformed field does not.
+    fn passes(&self, etag: &[u8]) -> bool {
+        match &self.0 {
+            Field::Absent | Field::Any => true,
+            Field::Lines(lines) => named(lines, etag).is_ok_and(|named| named.strong),
+        }
+    }
+}
+
+/// The `If-None-Match` field of a request.
+struct IfNoneMatch<'a>(Field<'a>);
+
+impl<'a> IfNoneMatch<'a> {
+    fn of(request: &'a HeaderMap) -> Self {
+        Self(Field::of(request, IF_NONE_MATCH))
+    }
+
+    /// Whether the field asks for a `304`: `*`, or a list that names `etag` with the weak
+    /// comparison (`W/"x"` matches `"x"`). Absent or malformed: no.
+    fn matches(&self, etag: &[u8]) -> bool {
+        match &self.0 {
+            Field::Absent => false,
+            Field::Any => true,
+            Field::Lines(lines) => named(lines, etag).is_ok_and(|named| named.weak),
+        }
+    }
+}
+
+/// A conditional field as sent, every line of it.
+enum Field<'a> {
     /// Not sent.
     Absent,
     /// `*`, alone on the field's only line: any current representation.
     Any,
-    /// A well-formed list of entity tags, perhaps empty: whether it names the tag with the
-    /// strong comparison (RFC 9110, 8.8.3.2), and with the weak one.
-    Tags { strong: bool, weak: bool },
-    /// Neither.
-    Malformed,
+    /// Anything else: lines that hold a list of entity tags, unless they are malformed.
+    Lines(GetAll<'a, HeaderValue>),
 }
 
-impl Field {
-    /// Reads the field in one pass: every tag is checked, also after a match.
-    fn read(request: &HeaderMap, name: HeaderName, etag: &[u8]) -> Self {
+impl<'a> Field<'a> {
+    fn of(request: &'a HeaderMap, name: HeaderName) -> Self {
         let lines = request.get_all(name);
         let mut iter = lines.iter();
         match (iter.next(), iter.next()) {
-            (None, _) => return Self::Absent,
-            (Some(only), None) if only.as_bytes().trim_ascii() == b"*" => return Self::Any,
-            _ => {}
+            (None, _) => Self::Absent,
+            (Some(only), None) if only.as_bytes().trim_ascii() == b"*" => Self::Any,
+            _ => Self::Lines(lines),
         }
-        let (mut strong, mut weak) = (false, false);
-        for line in lines {
-            for tag in List(line.as_bytes()) {
-                let Ok(tag) = tag else {
-                    return Self::Malformed;
-                };
-                if tag.opaque == etag {
-                    weak = true;
-                    strong |= !tag.weak;
-                }
+    }
+}
+
+/// Whether a well-formed list names an entity tag, with the strong comparison (RFC 9110,
+/// 8.8.3.2) and with the weak one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Named {
+    strong: bool,
+    weak: bool,
+}
+
+/// Reads the lines of a list in one pass: every tag is checked, also after a match, so that
+/// a malformed element anywhere makes the whole field malformed.
+fn named(lines: &GetAll<'_, HeaderValue>, etag: &[u8]) -> Result<Named, Malformed> {
+    let mut named = Named {
+        strong: false,
+        weak: false,
+    };
+    for line in lines {
+        for tag in List(line.as_bytes()) {
+            let tag = tag?;
+            if tag.opaque == etag {
+                named.weak = true;
+                named.strong |= !tag.weak;
             }
         }
-        Self::Tags { strong, weak }
     }
+    Ok(named)
 }
 
 /// `entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE`, the quotes kept in `opaque`.
@@ -127,8 +178,6 @@ impl<'a> Iterator for List<'a> {
 
 #[cfg(test)]
 mod tests {
-    use http::HeaderValue;
-
     use super::*;
 
     const ETAG: &str = "\"sha256:ab\"";
@@ -141,7 +190,7 @@ mod tests {
         request
     }
 
-    /// One line per case: the field's lines, then whether `If-Match` holds and whether
+    /// One line per case: the field's lines, then whether `If-Match` passes and whether
     /// `If-None-Match` matches, for the entity tag `"sha256:ab"`.
     macro_rules! conditions {
         ($($name:ident: [$($line:expr),*] => if_match $holds:expr, if_none_match $matches:expr,)+) => {$(
@@ -149,10 +198,14 @@ mod tests {
             fn $name() {
                 let lines = [$($line),*];
                 let if_match = request(IF_MATCH, &lines);
-                assert_eq!(if_match_holds(&if_match, ETAG.as_bytes()), $holds, "If-Match: {lines:?}");
+                assert_eq!(
+                    IfMatch::of(&if_match).passes(ETAG.as_bytes()),
+                    $holds,
+                    "If-Match: {lines:?}"
+                );
                 let if_none_match = request(IF_NONE_MATCH, &lines);
                 assert_eq!(
-                    if_none_match_matches(&if_none_match, ETAG.as_bytes()),
+                    IfNoneMatch::of(&if_none_match).matches(ETAG.as_bytes()),
                     $matches,
                     "If-None-Match: {lines:?}"
                 );

@@ -1,0 +1,55 @@
+//! CORS preflight: the methods and request headers any page may use, and for how long a
+//! browser may remember that. Every other answer allows any origin through
+//! [`COMMON_HEADERS`](super::COMMON_HEADERS).
+
+use std::time::Duration;
+
+use http::header::{ACCESS_CONTROL_MAX_AGE, HeaderName};
+use http::{HeaderValue, StatusCode};
+
+use super::Policy;
+use super::method::METHODS;
+use super::prepared::Prepared;
+
+/// Default `Access-Control-Max-Age` of preflight answers: one day.
+///
+/// Browsers cap what they honour (Firefox at one day, Chromium at two hours), so a longer
+/// value changes nothing.
+///
+/// # Example
+///
+/// ```
+/// use std::time::Duration;
+///
+/// assert_eq!(skillpub_axum::DEFAULT_CORS_MAX_AGE, Duration::from_secs(86_400));
+/// ```
+pub const DEFAULT_CORS_MAX_AGE: Duration = Duration::from_secs(86_400);
+
+/// The headers of a preflight answer besides the common ones and `Access-Control-Max-Age`,
+/// as text: a static export configures its server with the same list.
+pub const PREFLIGHT_HEADERS: [(&str, &str); 3] = [
+    ("allow", METHODS),
+    ("access-control-allow-methods", METHODS),
+    ("access-control-allow-headers", "If-None-Match, If-Match"),
+];
+
+impl Policy {
+    /// The answer to a CORS preflight: `204`, the allowed methods and how long to cache that.
+    pub(super) fn preflight(&self) -> Prepared {
+        let mut headers = self.common(&self.cache_control);
+        for (name, value) in PREFLIGHT_HEADERS {
+            headers.insert(
+                HeaderName::from_static(name),
+                HeaderValue::from_static(value),
+            );
+        }
+        headers.insert(ACCESS_CONTROL_MAX_AGE, max_age(self.cors_max_age));
+        Prepared::without_content(StatusCode::NO_CONTENT, headers)
+    }
+}
+
+/// `Access-Control-Max-Age` is in whole seconds (delta-seconds): the fraction is dropped, as
+/// tower-http's `CorsLayer::max_age` does, so less than a second is `0`.
+fn max_age(duration: Duration) -> HeaderValue {
+    HeaderValue::from(duration.as_secs())
+}

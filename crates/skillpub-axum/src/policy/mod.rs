@@ -1,0 +1,139 @@
+//! The HTTP policy, all of it: which answer a request gets (by method, content coding and
+//! conditional headers), content types, content codings, caching, validators, CORS, error
+//! bodies, and the rules of answers without content. The router only maps paths to what is
+//! published there; everything a request can change is decided here. The crate docs list
+//! every answer (section "HTTP policy").
+//!
+//! Every answer is prepared here, when the router is built or, for the variants in another
+//! content coding, once on first demand; a request only picks one. One file per concern:
+//!
+//! - `method`: the methods answered, and which prepared answer a request gets;
+//! - `resource`: the answers of one artifact, one variant per content coding, with its entity
+//!   tag;
+//! - `accept_encoding`: which content coding a request prefers;
+//! - `conditional`: `If-Match` and `If-None-Match`;
+//! - `cors`: the preflight answer;
+//! - `rejection`: the error answers;
+//! - `prepared`: a prepared answer, and how answers without content (`304`, `204`) are sent.
+
+mod accept_encoding;
+mod conditional;
+mod cors;
+mod method;
+mod prepared;
+mod rejection;
+mod resource;
+
+use std::time::Duration;
+
+use http::header::{CACHE_CONTROL, CONTENT_ENCODING, HeaderName};
+use http::{HeaderMap, HeaderValue};
+
+pub use cors::{DEFAULT_CORS_MAX_AGE, PREFLIGHT_HEADERS};
+pub use method::ALLOWED_METHODS;
+pub(crate) use method::Answers;
+use prepared::Prepared;
+pub use rejection::Rejection;
+
+/// Default `Cache-Control` of `200`, `304` and preflight answers.
+///
+/// Five minutes bounds how long a cached index and a cached artifact can disagree after a
+/// deploy: a client that holds an old index and fetches a new `SKILL.md` (or the reverse)
+/// sees a digest mismatch and drops the skill until both expire.
+///
+/// # Example
+///
+/// ```
+/// use http::HeaderValue;
+/// use skillpub_axum::{DEFAULT_CACHE_CONTROL, RouterBuilder};
+///
+/// assert_eq!(DEFAULT_CACHE_CONTROL, "public, max-age=300");
+/// // The builder takes a `HeaderValue`; `from_static` makes one, in a `const` too.
+/// let catalog = skillpub_core::Catalog::new(Vec::<skillpub_core::Skill>::new())?;
+/// let skills: axum::Router = RouterBuilder::new(catalog)
+///     .cache_control(HeaderValue::from_static(DEFAULT_CACHE_CONTROL))
+///     .build();
+/// # Ok::<(), skillpub_core::Errors>(())
+/// ```
+pub const DEFAULT_CACHE_CONTROL: &str = "public, max-age=300";
+
+/// Default `Cache-Control` of error answers (`404`, `405`, `406`, `412`): short, so that a
+/// skill added by a deploy is not hidden behind a cached `404`.
+pub const DEFAULT_ERROR_CACHE_CONTROL: &str = "public, max-age=10";
+
+/// The headers every answer carries besides `Cache-Control` and `Content-Encoding`, as text:
+/// CORS, `nosniff`, and a CSP that sandboxes everything, because nothing served here is a page
+/// (an SVG, XML or HTML file opened in a browser must not run script on the publishing site).
+/// A static export configures its server with the same list.
+/// Names are lowercase, as `http` stores them; HTTP header names are case-insensitive.
+pub const COMMON_HEADERS: [(&str, &str); 4] = [
+    ("access-control-allow-origin", "*"),
+    ("access-control-expose-headers", "ETag"),
+    ("x-content-type-options", "nosniff"),
+    ("content-security-policy", "default-src 'none'; sandbox"),
+];
+
+/// `Vary` of every answer whose bytes depend on `Accept-Encoding`.
+const VARY_ACCEPT_ENCODING: HeaderValue = HeaderValue::from_static("Accept-Encoding");
+
+/// `Content-Encoding` of every answer that is not encoded: "no encoding" (RFC 9110, 12.5.3).
+/// A compression layer outside the router leaves a response that has a `Content-Encoding`
+/// alone (tower-http's `CompressionLayer`, nginx's `gzip`), so it never sends other bytes
+/// under the router's strong `ETag` or makes a `HEAD` differ from its `GET`.
+const IDENTITY: HeaderValue = HeaderValue::from_static("identity");
+
+/// The header policy's settings; see [`RouterBuilder`](crate::RouterBuilder) for each.
+#[derive(Debug, Clone)]
+pub(crate) struct Policy {
+    pub(crate) cache_control: HeaderValue,
+    pub(crate) error_cache_control: HeaderValue,
+    pub(crate) cors_max_age: Duration,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Self {
+            cache_control: const { HeaderValue::from_static(DEFAULT_CACHE_CONTROL) },
+            error_cache_control: const { HeaderValue::from_static(DEFAULT_ERROR_CACHE_CONTROL) },
+            cors_max_age: DEFAULT_CORS_MAX_AGE,
+        }
+    }
+}
+
+/// The answers that do not depend on the artifact.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    not_found: Prepared,
+    method_not_allowed: Prepared,
+    precondition_failed: Prepared,
+    not_acceptable: Prepared,
+    preflight: Prepared,
+}
+
+impl Policy {
+    /// Prepares the answers that every path shares.
+    pub(crate) fn shared(&self) -> Shared {
+        Shared {
+            not_found: self.error(Rejection::NotFound),
+            method_not_allowed: self.error(Rejection::MethodNotAllowed),
+            precondition_failed: self.error(Rejection::PreconditionFailed),
+            not_acceptable: self.error(Rejection::NotAcceptable),
+            preflight: self.preflight(),
+        }
+    }
+
+    /// The headers on every answer: caching, CORS, `nosniff`, a sandboxing CSP, and
+    /// `Content-Encoding: identity` (an encoded variant replaces it).
+    fn common(&self, cache_control: &HeaderValue) -> HeaderMap {
+        let mut headers = HeaderMap::with_capacity(12);
+        headers.insert(CACHE_CONTROL, cache_control.clone());
+        headers.insert(CONTENT_ENCODING, IDENTITY);
+        for (name, value) in COMMON_HEADERS {
+            headers.insert(
+                HeaderName::from_static(name),
+                HeaderValue::from_static(value),
+            );
+        }
+        headers
+    }
+}
