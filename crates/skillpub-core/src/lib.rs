@@ -36,39 +36,7 @@
 //!
 //! # Rules
 //!
-//! - The frontmatter is the block between a first line `---` and the next line that is
-//!   exactly `---`; a UTF-8 byte order mark and CRLF line endings are accepted. A line that
-//!   YAML reads as a document marker (`--- ` with a trailing space, `--- text`, `...`) is not
-//!   a fence and gets its own error ([`ErrorKind::FrontmatterFence`]).
-//! - It is YAML 1.2: only `true` and `false` are booleans, so `yes` and `on` are text. Every
-//!   value is kept as written or refused, never silently changed:
-//!   - text, plain, quoted or block, is what YAML reads: escapes decoded, lines folded;
-//!   - a plain scalar that YAML reads as a number stays a number only when JSON writes it
-//!     back with the same characters (`12`, `-3`, `1.5`); any other spelling is text exactly
-//!     as written (`0777`, `1_000`, `+1`, `0x1F`, `1e3`, `1.50`, `.inf`, `.NaN`, and `1e999`,
-//!     which no number can hold). This departs from the 1.2 core schema on purpose;
-//!   - `true`/`false` are booleans, and `~`, `null` or nothing are empty;
-//!   - `!!str` (or `!`) makes a value text; every other tag is refused, so `!!binary` is not
-//!     decoded and `!!float 1` does not become `1.0`.
-//!
-//!   Keys must be text. Duplicate keys, anchors, aliases and more than one document are
-//!   errors; nesting, size and node count are bounded.
-//! - `name`: 1 to 64 characters of ASCII `a-z`, `0-9` and `-`, no hyphen at either end and
-//!   none doubled, equal to the folder name when the folder is known. Non-ASCII letters are
-//!   refused, although skills-ref accepts them: the discovery draft is ASCII only.
-//! - `description`: 1 to 1024 characters; `compatibility`: 1 to 500 when present (both counted
-//!   in Unicode scalar values); `license` and `allowed-tools`: text; `metadata`: a mapping of
-//!   text to text.
-//! - `name`, `description` and `compatibility` hold no control character other than tab and
-//!   line feed (an escape such as `"\0"` or `"\e"` in a quoted value would let one in); the
-//!   error names the first as an escape, with its position.
-//! - Any other top-level field is an error unless
-//!   [`CatalogBuilder::allow_unknown_fields`] is set.
-//! - Two skills with one name in one catalog are an error.
-//! - Supporting files: paths relative to the skill folder, `/`-separated, made of ASCII
-//!   letters, digits, `-`, `_`, `.` and `~` (so that they work unchanged as URLs and archive
-//!   entries), no hidden parts, no two differing only in case; at most 512 files and 16 MiB
-//!   per skill, `SKILL.md` included (the SEP-2640 limits).
+#![doc = include_str!("docs/validation.md")]
 //!
 //! # One `SKILL.md`
 //!
