@@ -185,7 +185,10 @@ pub(super) fn vague(input: &Input<'_>) -> Option<Advice> {
     let why = if PLACEHOLDER.is_match(description) {
         "it is a placeholder".to_owned()
     } else if words.len() < SHORT {
-        format!("only {} words", words.len())
+        match words.len() {
+            1 => "only 1 word".to_owned(),
+            count => format!("only {count} words"),
+        }
     } else if words.len() < GENERIC
         && (GENERIC_OPENER.is_match(description) || GENERIC_WORD.is_match(description))
     {
