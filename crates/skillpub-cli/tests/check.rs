@@ -255,10 +255,13 @@ async fn the_demo_passes_every_check() {
     );
 }
 
+/// A skill that draws no authoring advice either.
+const WELL_WRITTEN: &str = "---\nname: greeting\ndescription: Greets the user by name. Use when a conversation starts.\n---\nSay hello.\n";
+
 #[tokio::test(flavor = "multi_thread")]
 async fn json_output_is_one_report() {
     let addr = serve(skillpub_axum::router(
-        Catalog::new([Skill::from_static(SKILL_MD)]).unwrap(),
+        Catalog::new([Skill::from_static(WELL_WRITTEN)]).unwrap(),
     ))
     .await;
     let (passed, report) = check_json(addr, &[]).await;
@@ -281,6 +284,70 @@ async fn json_output_is_one_report() {
     ] {
         assert!(report.checks().iter().any(|c| c["code"] == code), "{code}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_authoring_advice_is_a_line_per_rule_with_its_code() {
+    static SCRIPT: [skillpub_core::SkillFile; 1] = [skillpub_core::SkillFile::from_static(
+        "scripts/extract.py",
+        b"print()\n",
+        false,
+    )];
+    let skill = Skill::from_static_parts(
+        "skills/tables",
+        b"---\nname: tables\ndescription: Extracts the text and the tables of PDF files as CSV.\n---\n# Tables\n\nSee [the options](references/options.md) and run `python scripts/extract.py`.\n",
+        &SCRIPT,
+    );
+    let addr = serve(skillpub_axum::router(Catalog::new([skill]).unwrap())).await;
+    let (passed, report) = check_json(addr, &[]).await;
+    assert!(passed, "advice never fails a check: {:#}", report.0);
+    let advice: Vec<(&str, &str, &str)> = report
+        .checks()
+        .iter()
+        .filter(|c| c["code"] == "skill.advice")
+        .map(|c| {
+            let rule = c["rule"].as_str().unwrap_or("");
+            let message = c["message"].as_str().unwrap();
+            assert!(message.ends_with(&format!(" [{rule}]")), "{c}");
+            (
+                c["status"].as_str().unwrap(),
+                c["subject"].as_str().unwrap(),
+                rule,
+            )
+        })
+        .collect();
+    assert_eq!(
+        advice,
+        [
+            ("warn", "tables", "description.no-trigger"),
+            ("warn", "tables", "link.missing-file"),
+            ("ok", "tables", "scripts.present"),
+        ]
+    );
+    assert_eq!(
+        report.message("warn", "tables", "skill.advice"),
+        "the description says what the skill does but not when to use it; add a \"Use when ...\" sentence naming the user's situations (the description is all an agent sees before it picks a skill) [description.no-trigger]"
+    );
+
+    let (_, stdout) = check(addr, &[]).await;
+    assert!(
+        stdout.lines().any(|line| line.starts_with("warn  skill.advice ")
+            && line.ends_with(" tables: SKILL.md refers to \"references/options.md\", which the skill does not contain [link.missing-file]")),
+        "{stdout}"
+    );
+
+    let (_, report) = check_json(
+        serve(skillpub_axum::router(
+            Catalog::new([Skill::from_static(WELL_WRITTEN)]).unwrap(),
+        ))
+        .await,
+        &[],
+    )
+    .await;
+    assert_eq!(
+        report.message("ok", "greeting", "skill.advice"),
+        "SKILL.md follows the authoring advice"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -1419,7 +1486,7 @@ async fn a_prefix_is_graded_with_a_note_that_the_scanner_reads_only_the_root() {
 /// `/tenant`, with the catalog's base path) and `layer` around everything.
 fn linked_app(tenant: bool, layer: skillpub_axum::AgentSkillsLinkLayer) -> Router {
     let mut catalog = Catalog::builder();
-    catalog.skill(Skill::from_static(SKILL_MD));
+    catalog.skill(Skill::from_static(WELL_WRITTEN));
     if tenant {
         catalog.base_path("/tenant");
     }
@@ -1615,7 +1682,7 @@ fn app_with_link_fields(fields: &'static [&'static str]) -> Router {
             }),
         )
         .merge(skillpub_axum::router(
-            Catalog::new([Skill::from_static(SKILL_MD)]).unwrap(),
+            Catalog::new([Skill::from_static(WELL_WRITTEN)]).unwrap(),
         ))
 }
 
