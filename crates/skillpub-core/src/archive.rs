@@ -22,6 +22,10 @@
 
 use std::io;
 
+use sha2::{Digest as _, Sha256};
+
+use crate::digest::Digest;
+
 /// The file name suffix of the tar archive of a skill.
 pub const TAR_GZ_SUFFIX: &str = ".tar.gz";
 /// The file name suffix of the zip archive of a skill.
@@ -32,6 +36,33 @@ const ARCHIVE_LEVEL: u8 = 6;
 
 /// The deflate level of [`gzip`], for the HTTP variants: miniz_oxide's best.
 const GZIP_LEVEL: u8 = 9;
+
+/// What an archive's bytes depend on besides its files: the layout written here and the
+/// compressor, whose level follows. It starts every [`key`], so a change of either changes
+/// every key, and archives built before the change are never taken for archives built after it.
+const SETTINGS: &str = concat!(
+    "skillpub-core ",
+    env!("CARGO_PKG_VERSION"),
+    " archives: sorted ustar entries in gzip, and zip; miniz_oxide 0.9 deflate level ",
+);
+
+/// The archive key of a skill: the SHA-256 of [`SETTINGS`], the level, and every entry's path,
+/// mode and digest, in archive order. Two skills with the same key get the same archives, byte for
+/// byte, so the key names archives built ahead of time (by `skillpub-build`, in `OUT_DIR`),
+/// and the catalog only serves such archives when the key of the files it serves is theirs.
+pub(crate) fn key<'a>(entries: impl IntoIterator<Item = (&'a str, u32, Digest)>) -> Digest {
+    let mut hasher = Sha256::new();
+    hasher.update(SETTINGS.as_bytes());
+    hasher.update([ARCHIVE_LEVEL]);
+    for (path, mode, digest) in entries {
+        // A path holds no NUL (see `validate_file_path`), so the fields cannot run together.
+        hasher.update(path.as_bytes());
+        hasher.update([0]);
+        hasher.update(mode.to_le_bytes());
+        hasher.update(digest.as_bytes());
+    }
+    Digest::from_raw(hasher.finalize().into())
+}
 
 /// One archive entry: path inside the skill, bytes and Unix mode.
 pub(crate) struct Entry<'a> {
