@@ -142,10 +142,16 @@ pub(crate) fn zip(entries: &[Entry<'_>]) -> io::Result<Vec<u8>> {
 
     let too_large = || io::Error::other("the skill is too large for a zip without zip64");
     let small = |n: usize| u32::try_from(n).map_err(|_| too_large());
-    let mut out = Vec::new();
-    let mut central = Vec::new();
-    for entry in entries {
-        let deflated = miniz_oxide::deflate::compress_to_vec(entry.bytes, ARCHIVE_LEVEL);
+    let deflated: Vec<Vec<u8>> = entries
+        .iter()
+        .map(|entry| miniz_oxide::deflate::compress_to_vec(entry.bytes, ARCHIVE_LEVEL))
+        .collect();
+    // The exact size, so that the archive holds no spare capacity for as long as it is served.
+    let names: usize = entries.iter().map(|entry| entry.path.len()).sum();
+    let size = deflated.iter().map(Vec::len).sum::<usize>() + 2 * names + 76 * entries.len() + 22;
+    let mut out = Vec::with_capacity(size);
+    let mut central = Vec::with_capacity(46 * entries.len() + names);
+    for (entry, deflated) in entries.iter().zip(deflated) {
         let name = entry.path.as_bytes();
         let name_length = u16::try_from(name.len()).map_err(|_| too_large())?;
         let offset = small(out.len())?;
@@ -190,5 +196,6 @@ pub(crate) fn zip(entries: &[Entry<'_>]) -> io::Result<Vec<u8>> {
     out.extend_from_slice(&central_size.to_le_bytes());
     out.extend_from_slice(&central_offset.to_le_bytes());
     out.extend_from_slice(&0_u16.to_le_bytes());
+    debug_assert_eq!(out.len(), size, "the zip's size is computed exactly");
     Ok(out)
 }
