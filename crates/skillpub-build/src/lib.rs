@@ -6,6 +6,11 @@
 //! gives at run time, each naming the file and field. The crate then pulls the skills in with
 //! one line, [`skillpub_core::include_skills!`].
 //!
+//! The slow part of start-up is done here, once, at build time: the `.tar.gz` and `.zip` of
+//! every skill with supporting files are built by the core's own archive code and embedded,
+//! and every frontmatter is parsed from YAML and embedded as JSON. Start-up still hashes every
+//! byte it serves and checks every field rule; see [Start-up](#start-up).
+//!
 //! Crate features: none.
 //!
 //! # Example
@@ -38,11 +43,57 @@
 //!
 //! It prints `cargo:rerun-if-changed` for the folder, every folder in it and every file, so
 //! adding, editing or removing a file rebuilds the crate.
+//!
+//! Archives are written to `OUT_DIR/skillpub-archives-SKILLS/` (one folder per static name),
+//! each named by its skill's [archive key](skillpub_core::Skill::archive_key): the SHA-256 of
+//! the archive settings and of every file's path, mode and digest. A rebuild hashes every file
+//! (a few milliseconds for megabytes) and compresses only the skills whose key has no archive
+//! yet, so editing one skill recompresses that skill alone; archives that no skill names any
+//! more are deleted. Each archive is written to a temporary file and renamed into place, so an
+//! interrupted build never leaves half an archive under a key.
+//!
+//! # Start-up
+//!
+//! The catalog built from the embedded skills (`Catalog::new(&SKILLS)`) still computes every
+//! digest from the bytes it serves, at start-up, and uses what was worked out here only for
+//! the bytes it was worked out from:
+//!
+//! - the archives, when the archive key of the files it serves (computed from their digests,
+//!   which it computes anyway) is the key they were built for: the same files and the same
+//!   archive code, settings and level, so the same bytes as it would build itself. It hashes
+//!   them like every artifact. Otherwise it builds them.
+//! - the frontmatter, parsed here from YAML by the core's parser and embedded as JSON, when the
+//!   `SKILL.md` it serves has the SHA-256 of the file parsed here. Every field rule (name,
+//!   folder, lengths, control characters, unknown fields) runs again at start-up on what was
+//!   parsed; only the YAML syntax, which these exact bytes passed here, is not read again.
+//!   Otherwise it parses the YAML.
+//!
+//! So a file that changed between this script and the compiler's `include_bytes!` (an editor
+//! saving during a build) is judged and archived at start-up like a file read from disk, never
+//! served with another file's archive or frontmatter. With every part used, start-up costs
+//! about what hashing every served byte once costs: the YAML parser took about five times as
+//! long as hashing its `SKILL.md`, and compressing the archives about forty times as long as
+//! hashing them.
+//!
+//! Build scripts and their dependencies are compiled without optimisation by default, and
+//! compression is several times slower unoptimised; for many megabytes of skills, optimise
+//! them in your `Cargo.toml`:
+//!
+//! ```toml
+//! [profile.dev.build-override]
+//! opt-level = 3
+//! [profile.release.build-override]
+//! opt-level = 3
+//! ```
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use skillpub_core::{Errors, SkillsFolder, read_skills_folder};
+use skillpub_core::{
+    ArchiveFormat, CatalogBuilder, Digest, Errors, IoError, Skill, SkillMdParser, SkillsFolder,
+    read_skills_folder,
+};
 
 /// The file written to `OUT_DIR` for a static named `name`, which
 /// [`skillpub_core::include_skills!`] includes: `skillpub_SKILLS.rs` by default.
@@ -93,6 +144,10 @@ pub struct Generated {
     pub skipped: Vec<String>,
     /// How many skills were embedded.
     pub skills: usize,
+    /// How many skills' archives were built by this run.
+    pub archives_built: usize,
+    /// How many skills' archives an earlier run had built for the same files, and were kept.
+    pub archives_kept: usize,
 }
 
 /// Why a folder cannot be embedded.
@@ -108,6 +163,11 @@ pub enum EmbedError {
     /// A name or path given to the builder is not Rust.
     #[error("`{0}` is not a valid Rust {1}")]
     NotRust(String, &'static str),
+    /// An archive cannot be written to `OUT_DIR`.
+    #[error(
+        "cannot write the archive {0}; check that the build's target folder is writable and its disk has room"
+    )]
+    Write(IoError),
 }
 
 impl Embed {
@@ -141,16 +201,19 @@ impl Embed {
         self
     }
 
-    /// Reads and validates the folder and returns the code, without writing anything.
+    /// Reads and validates the folder, builds the archives that `out_dir` does not hold yet
+    /// (see [Rebuilds](crate#rebuilds)) and returns the code, without writing it.
     ///
     /// `root` is the folder that relative paths start from (the crate root in a build
-    /// script); the generated folder labels are relative to it.
+    /// script); the generated folder labels are relative to it. `out_dir` is where the
+    /// archives are kept (`OUT_DIR` in a build script).
     ///
     /// # Errors
     ///
     /// Every problem of the folder and of every skill, as the catalog reports them; a path
-    /// that is not UTF-8; a static name or crate path that is not Rust.
-    pub fn generate(&self, root: &Path) -> Result<Generated, EmbedError> {
+    /// that is not UTF-8; a static name or crate path that is not Rust; an archive that
+    /// cannot be written.
+    pub fn generate(&self, root: &Path, out_dir: &Path) -> Result<Generated, EmbedError> {
         let is_identifier = |text: &str| {
             text.chars()
                 .next()
@@ -170,8 +233,13 @@ impl Embed {
             .builder()
             .allow_unknown_fields(self.allow_unknown_fields)
             .check()?;
+        let store = Store(out_dir.join(format!("skillpub-archives-{}", self.static_name)));
+        let skills: Vec<&Skill> = folder.skills().iter().map(|s| s.skill()).collect();
+        let (keys, archives_built) = self.archives(&skills, &store)?;
+        let frontmatters = self.frontmatters(&skills)?;
+        let archives_kept = keys.iter().flatten().count() - archives_built;
         Ok(Generated {
-            code: self.code(&folder, root)?,
+            code: self.code(&folder, root, &frontmatters, &keys, &store)?,
             watched: watched(&folder),
             skipped: folder
                 .skipped()
@@ -179,7 +247,60 @@ impl Embed {
                 .map(|s| format!("skipped {} ({})", s.path.display(), s.reason))
                 .collect(),
             skills: folder.skills().len(),
+            archives_built,
+            archives_kept,
         })
+    }
+
+    /// The archive key of every skill (`None` for a `SKILL.md` alone), after building into
+    /// the store the archives it does not hold yet, in parallel, with the catalog's own code;
+    /// then the archives no skill names any more are deleted. Returns the keys and how many
+    /// skills had their archives built.
+    fn archives(
+        &self,
+        skills: &[&Skill],
+        store: &Store,
+    ) -> Result<(Vec<Option<Digest>>, usize), EmbedError> {
+        let keys: Vec<Option<Digest>> = skills.iter().map(|skill| skill.archive_key()).collect();
+        let missing: Vec<(&Skill, Digest)> = skills
+            .iter()
+            .zip(&keys)
+            .filter_map(|(skill, key)| Some((*skill, (*key)?)))
+            .filter(|(_, key)| !store.holds(key))
+            .collect();
+        if !missing.is_empty() {
+            let mut builder = CatalogBuilder::new();
+            builder
+                .skills(missing.iter().map(|(skill, _)| *skill))
+                .allow_unknown_fields(self.allow_unknown_fields);
+            let catalog = builder.build()?;
+            for (skill, key) in &missing {
+                // A skill read from a folder is named after it (the catalog has checked it).
+                let published = skill.folder_name().and_then(|name| catalog.get(name));
+                for format in [ArchiveFormat::TarGz, ArchiveFormat::Zip] {
+                    if let Some(archive) = published.and_then(|p| p.archive(format)) {
+                        store.write(key, format, archive.bytes())?;
+                    }
+                }
+            }
+        }
+        store.keep_only(keys.iter().flatten());
+        Ok((keys, missing.len()))
+    }
+
+    /// Every skill's frontmatter as JSON, parsed from its YAML by the catalog's parser, with
+    /// the SHA-256 of the `SKILL.md` it was parsed from.
+    fn frontmatters(&self, skills: &[&Skill]) -> Result<Vec<(Digest, String)>, EmbedError> {
+        let parser = SkillMdParser::new().allow_unknown_fields(self.allow_unknown_fields);
+        skills
+            .iter()
+            .map(|skill| {
+                let bytes = skill.skill_md();
+                let parsed = parser.parse(bytes.clone(), skill.folder())?;
+                let json = serde_json::Value::Object(parsed.frontmatter().json().clone());
+                Ok((Digest::of(bytes), json.to_string()))
+            })
+            .collect()
     }
 
     /// Runs in a build script: generates the code into `OUT_DIR`, prints what to watch and
@@ -191,7 +312,7 @@ impl Embed {
             std::process::exit(1);
         };
         println!("cargo:rerun-if-changed={}", root.join(&self.dir).display());
-        let generated = match self.generate(&root) {
+        let generated = match self.generate(&root, Path::new(&out_dir)) {
             Ok(generated) => generated,
             Err(error) => {
                 eprintln!(
@@ -220,7 +341,14 @@ impl Embed {
         }
     }
 
-    fn code(&self, folder: &SkillsFolder, root: &Path) -> Result<String, EmbedError> {
+    fn code(
+        &self,
+        folder: &SkillsFolder,
+        root: &Path,
+        frontmatters: &[(Digest, String)],
+        keys: &[Option<Digest>],
+        store: &Store,
+    ) -> Result<String, EmbedError> {
         let krate = &self.crate_path;
         let name = &self.static_name;
         let mut code = format!(
@@ -260,13 +388,82 @@ impl Embed {
                 .map_or_else(String::new, |folder| relative_label(folder, root));
             let _ = writeln!(
                 code,
-                "    {krate}::Skill::from_static_parts({label:?}, ::core::include_bytes!({:?}), &__{name}_FILES_{at}),",
+                "    {krate}::Skill::from_static_parts({label:?}, ::core::include_bytes!({:?}), &__{name}_FILES_{at})",
                 utf8(source.skill_md_source())?,
             );
+            let (digest, json) = &frontmatters[at];
+            let _ = writeln!(
+                code,
+                "        .with_parsed_frontmatter({}, {json:?})",
+                array(digest)
+            );
+            if let Some(key) = &keys[at] {
+                let _ = writeln!(
+                    code,
+                    "        .with_built_archives({}, ::core::include_bytes!({:?}), ::core::include_bytes!({:?}))",
+                    array(key),
+                    utf8(&store.path(key, ArchiveFormat::TarGz))?,
+                    utf8(&store.path(key, ArchiveFormat::Zip))?,
+                );
+            }
+            code.push_str("    ,\n");
         }
         code.push_str("];\n");
         Ok(code)
     }
+}
+
+/// The folder of archives built ahead of time, named by their archive keys.
+struct Store(PathBuf);
+
+impl Store {
+    fn path(&self, key: &Digest, format: ArchiveFormat) -> PathBuf {
+        self.0.join(format!("{}{}", key.hex(), format.suffix()))
+    }
+
+    /// Whether both archives for `key` are there.
+    fn holds(&self, key: &Digest) -> bool {
+        [ArchiveFormat::TarGz, ArchiveFormat::Zip]
+            .iter()
+            .all(|format| self.path(key, *format).is_file())
+    }
+
+    /// Writes an archive under its key: to a temporary file first, then renamed into place.
+    fn write(&self, key: &Digest, format: ArchiveFormat, bytes: &[u8]) -> Result<(), EmbedError> {
+        let target = self.path(key, format);
+        let partial = target.with_extension("partial");
+        let fail = |path: &Path, error| EmbedError::Write(IoError::new(path, error));
+        std::fs::create_dir_all(&self.0).map_err(|error| fail(&self.0, error))?;
+        std::fs::write(&partial, bytes).map_err(|error| fail(&partial, error))?;
+        std::fs::rename(&partial, &target).map_err(|error| fail(&target, error))
+    }
+
+    /// Deletes every file but the archives of these keys. What cannot be deleted stays; it is
+    /// never embedded, since the code names archives by key.
+    fn keep_only<'a>(&self, keys: impl Iterator<Item = &'a Digest>) {
+        let wanted: HashSet<PathBuf> = keys
+            .flat_map(|key| [ArchiveFormat::TarGz, ArchiveFormat::Zip].map(|f| self.path(key, f)))
+            .collect();
+        let Ok(entries) = std::fs::read_dir(&self.0) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if !wanted.contains(&path) {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+    }
+}
+
+/// A digest as a Rust array literal of its 32 bytes.
+fn array(digest: &Digest) -> String {
+    let bytes: Vec<String> = digest
+        .as_bytes()
+        .iter()
+        .map(|b| format!("0x{b:02x}"))
+        .collect();
+    format!("[{}]", bytes.join(", "))
 }
 
 /// Every folder walked and every file read.
@@ -315,6 +512,11 @@ mod tests {
             Self(path)
         }
 
+        /// Where the archives go, as `OUT_DIR` in a build script.
+        fn out(&self) -> PathBuf {
+            self.0.join("out")
+        }
+
         fn write(&self, relative: &str, text: &str) {
             let path = self.0.join(relative);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -336,7 +538,7 @@ mod tests {
         root.write("skills/pdf/SKILL.md", SKILL_MD);
         root.write("skills/pdf/scripts/run.sh", "#!/bin/sh\n");
         root.write("skills/pdf/.DS_Store", "junk");
-        let generated = Embed::new("skills").generate(&root.0).unwrap();
+        let generated = Embed::new("skills").generate(&root.0, &root.out()).unwrap();
         let code = &generated.code;
         assert!(
             code.contains("static __SKILLS_FILES_0: [::skillpub::SkillFile; 1]"),
@@ -374,7 +576,7 @@ mod tests {
         let generated = Embed::new("skills")
             .crate_path("::skillpub_core")
             .static_name("AGENT_SKILLS")
-            .generate(&root.0)
+            .generate(&root.0, &root.out())
             .unwrap();
         assert!(
             generated
@@ -391,7 +593,8 @@ mod tests {
             "---\nname: PDF\ndescription: d\n---\n",
         );
         root.write("skills/pdf/my notes.md", "x");
-        let Err(EmbedError::Skills(errors)) = Embed::new("skills").generate(&root.0) else {
+        let Err(EmbedError::Skills(errors)) = Embed::new("skills").generate(&root.0, &root.out())
+        else {
             panic!("the skills are invalid");
         };
         let found: Vec<(&str, &str)> = errors
@@ -418,11 +621,11 @@ mod tests {
             "skills/pdf/SKILL.md",
             "---\nname: pdf\ndescription: d\nowner: me\n---\n",
         );
-        assert!(Embed::new("skills").generate(&root.0).is_err());
+        assert!(Embed::new("skills").generate(&root.0, &root.out()).is_err());
         assert!(
             Embed::new("skills")
                 .allow_unknown_fields(true)
-                .generate(&root.0)
+                .generate(&root.0, &root.out())
                 .is_ok()
         );
     }
@@ -433,15 +636,110 @@ mod tests {
         root.write("skills/pdf/SKILL.md", SKILL_MD);
         let bad_static = Embed::new("skills")
             .static_name("MY SKILLS")
-            .generate(&root.0);
+            .generate(&root.0, &root.out());
         assert!(matches!(
             bad_static,
             Err(EmbedError::NotRust(_, "identifier"))
         ));
         let bad_path = Embed::new("skills")
             .crate_path("::sk-illpub")
-            .generate(&root.0);
+            .generate(&root.0, &root.out());
         assert!(matches!(bad_path, Err(EmbedError::NotRust(_, "path"))));
+    }
+
+    /// The archives in the store, by file name, with their bytes and modification times.
+    fn stored(root: &Scratch) -> Vec<(String, Vec<u8>, std::time::SystemTime)> {
+        let mut files: Vec<_> = std::fs::read_dir(root.out().join("skillpub-archives-SKILLS"))
+            .unwrap()
+            .map(|entry| {
+                let path = entry.unwrap().path();
+                let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+                let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+                (name, std::fs::read(&path).unwrap(), modified)
+            })
+            .collect();
+        files.sort();
+        files
+    }
+
+    fn with_files(root: &Scratch) {
+        root.write("skills/pdf/SKILL.md", SKILL_MD);
+        root.write("skills/pdf/references/forms.md", "# Forms\n");
+        root.write(
+            "skills/docx/SKILL.md",
+            "---\nname: docx\ndescription: Reads DOCX.\n---\n",
+        );
+        root.write("skills/docx/scripts/run.sh", "#!/bin/sh\n");
+        root.write(
+            "skills/notes/SKILL.md",
+            "---\nname: notes\ndescription: Takes notes.\n---\n",
+        );
+    }
+
+    #[test]
+    fn archives_are_built_once_and_again_only_for_the_skill_whose_files_changed() {
+        let root = Scratch::new("incremental");
+        with_files(&root);
+        let embed = Embed::new("skills");
+        let first = embed.generate(&root.0, &root.out()).unwrap();
+        assert_eq!((first.archives_built, first.archives_kept), (2, 0));
+        let before = stored(&root);
+        assert_eq!(before.len(), 4, "a .tar.gz and a .zip for pdf and docx");
+
+        let again = embed.generate(&root.0, &root.out()).unwrap();
+        assert_eq!((again.archives_built, again.archives_kept), (0, 2));
+        assert_eq!(stored(&root), before, "nothing written again");
+        assert_eq!(again.code, first.code);
+
+        root.write("skills/pdf/references/forms.md", "# Forms, edited\n");
+        let edited = embed.generate(&root.0, &root.out()).unwrap();
+        assert_eq!((edited.archives_built, edited.archives_kept), (1, 1));
+        let after = stored(&root);
+        assert_eq!(after.len(), 4, "the old archives of pdf are deleted");
+        let kept: Vec<_> = after.iter().filter(|file| before.contains(file)).collect();
+        assert_eq!(kept.len(), 2, "docx's two archives are untouched");
+    }
+
+    #[test]
+    fn the_archives_are_the_ones_the_catalog_builds_from_the_same_folder() {
+        let root = Scratch::new("identical");
+        with_files(&root);
+        let generated = Embed::new("skills").generate(&root.0, &root.out()).unwrap();
+        let catalog = skillpub_core::Catalog::from_dir(root.0.join("skills")).unwrap();
+        let stored = stored(&root);
+        for skill in ["pdf", "docx"] {
+            let published = catalog.get(skill).unwrap();
+            for format in [ArchiveFormat::TarGz, ArchiveFormat::Zip] {
+                let bytes = published.archive(format).unwrap().bytes();
+                let (name, ..) = stored
+                    .iter()
+                    .find(|(_, stored, _)| stored == bytes)
+                    .unwrap_or_else(|| panic!("no {format:?} of {skill} in the store"));
+                assert!(generated.code.contains(name.as_str()), "{name} is embedded");
+            }
+        }
+    }
+
+    #[test]
+    fn the_code_gives_every_skill_its_frontmatter_and_archive_skills_their_archives() {
+        let root = Scratch::new("code");
+        with_files(&root);
+        let code = Embed::new("skills")
+            .generate(&root.0, &root.out())
+            .unwrap()
+            .code;
+        let sha256 = array(&Digest::of(SKILL_MD.as_bytes()));
+        let json = r#"{\"name\":\"pdf\",\"description\":\"Reads PDFs.\"}"#;
+        assert!(
+            code.contains(&format!(".with_parsed_frontmatter({sha256}, \"{json}\")")),
+            "{code}"
+        );
+        assert_eq!(code.matches(".with_parsed_frontmatter(").count(), 3);
+        assert_eq!(
+            code.matches(".with_built_archives(").count(),
+            2,
+            "not for notes"
+        );
     }
 
     #[test]
@@ -454,7 +752,10 @@ mod tests {
     fn the_folder_in_comments_is_quoted() {
         let root = Scratch::new("quoted");
         root.write("skills/pdf/SKILL.md", SKILL_MD);
-        let code = Embed::new("skills").generate(&root.0).unwrap().code;
+        let code = Embed::new("skills")
+            .generate(&root.0, &root.out())
+            .unwrap()
+            .code;
         assert!(
             code.starts_with("// Generated by skillpub-build from \"skills\"; do not edit.\n"),
             "{code}"

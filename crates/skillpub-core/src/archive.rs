@@ -4,22 +4,65 @@
 //! path at the archive root (no wrapper folder, no `./`), regular files only, timestamps fixed
 //! (the Unix epoch in tar and gzip, 1980-01-01 in zip), owner 0, mode 0644 or 0755.
 //!
-//! Compression is miniz_oxide's deflate at level 9, called directly, with the gzip and zip
-//! framing written here. Going through flate2 or the zip crate would let any other crate in
-//! an application's dependency graph switch the deflate backend by feature unification
-//! (zip's default features turn flate2 to zlib-rs), and a different backend gives different
-//! bytes, so every digest would change. A test pins the digests of a fixture, so a miniz_oxide
-//! update that changes its output is noticed before a release.
+//! Compression is miniz_oxide's deflate, called directly, with the gzip and zip framing written
+//! here. Going through flate2 or the zip crate would let any other crate in an application's
+//! dependency graph switch the deflate backend by feature unification (zip's default features
+//! turn flate2 to zlib-rs), and a different backend gives different bytes, so every digest
+//! would change. A test pins the digests of a fixture, so a miniz_oxide update that changes
+//! its output is noticed before a release.
+//!
+//! Archives are deflated at level 6 and the HTTP `gzip` variants ([`gzip`]) at level 9. On
+//! this repository's own Markdown and Rust sources, level 9 makes archives 0.2 % smaller than
+//! level 6 and takes twice as long (`cargo bench -p skillpub-cold-start --bench levels`);
+//! archives are built for every skill of a folder at every start and by every clean build, so
+//! they take the faster level. The HTTP variants keep level 9: each is made once, for one file,
+//! and its `ETag` is derived from the digest of the plain bytes, so replicas of two versions
+//! must make the same bytes for it, whereas a change of the archives' bytes changes their
+//! digests and `ETag`s with them.
 
 use std::io;
+
+use sha2::{Digest as _, Sha256};
+
+use crate::digest::Digest;
 
 /// The file name suffix of the tar archive of a skill.
 pub const TAR_GZ_SUFFIX: &str = ".tar.gz";
 /// The file name suffix of the zip archive of a skill.
 pub const ZIP_SUFFIX: &str = ".zip";
 
-/// miniz_oxide's best compression.
-const LEVEL: u8 = 9;
+/// The deflate level of the archives.
+const ARCHIVE_LEVEL: u8 = 6;
+
+/// The deflate level of [`gzip`], for the HTTP variants: miniz_oxide's best.
+const GZIP_LEVEL: u8 = 9;
+
+/// What an archive's bytes depend on besides its files: the layout written here and the
+/// compressor, whose level follows. It starts every [`key`], so a change of either changes
+/// every key, and archives built before the change are never taken for archives built after it.
+const SETTINGS: &str = concat!(
+    "skillpub-core ",
+    env!("CARGO_PKG_VERSION"),
+    " archives: sorted ustar entries in gzip, and zip; miniz_oxide 0.9 deflate level ",
+);
+
+/// The archive key of a skill: the SHA-256 of [`SETTINGS`], the level, and every entry's path,
+/// mode and digest, in archive order. Two skills with the same key get the same archives, byte for
+/// byte, so the key names archives built ahead of time (by `skillpub-build`, in `OUT_DIR`),
+/// and the catalog only serves such archives when the key of the files it serves is theirs.
+pub(crate) fn key<'a>(entries: impl IntoIterator<Item = (&'a str, u32, Digest)>) -> Digest {
+    let mut hasher = Sha256::new();
+    hasher.update(SETTINGS.as_bytes());
+    hasher.update([ARCHIVE_LEVEL]);
+    for (path, mode, digest) in entries {
+        // A path holds no NUL (see `validate_file_path`), so the fields cannot run together.
+        hasher.update(path.as_bytes());
+        hasher.update([0]);
+        hasher.update(mode.to_le_bytes());
+        hasher.update(digest.as_bytes());
+    }
+    Digest::from_raw(hasher.finalize().into())
+}
 
 /// One archive entry: path inside the skill, bytes and Unix mode.
 pub(crate) struct Entry<'a> {
@@ -43,13 +86,14 @@ pub(crate) fn tar_gz(entries: &[Entry<'_>]) -> io::Result<Vec<u8>> {
         header.set_cksum();
         tar.append(&header, entry.bytes)?;
     }
-    Ok(gzip(&tar.into_inner()?))
+    Ok(gzip_at(&tar.into_inner()?, ARCHIVE_LEVEL))
 }
 
 /// Wraps `data` in a gzip member (RFC 1952): no name, mtime 0, "best compression", OS unknown,
-/// deflated with the archives' pinned compressor, so the same bytes give the same output on
-/// every build and machine. The `.tar.gz` archives use it, and so does `skillpub-axum` for its
-/// `Content-Encoding: gzip` variants of text files.
+/// deflated by the archives' pinned compressor at level 9, so the same bytes give the same
+/// output on every build and machine. `skillpub-axum` makes its `Content-Encoding: gzip`
+/// variants of text files with it; the `.tar.gz` archives use the same framing at level 6
+/// (see the [module docs](self)).
 ///
 /// # Example
 ///
@@ -67,10 +111,17 @@ pub(crate) fn tar_gz(entries: &[Entry<'_>]) -> io::Result<Vec<u8>> {
 /// ```
 #[must_use]
 pub fn gzip(data: &[u8]) -> Vec<u8> {
-    const HEADER: [u8; 10] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 2, 0xff];
-    let deflated = miniz_oxide::deflate::compress_to_vec(data, LEVEL);
-    let mut out = Vec::with_capacity(HEADER.len() + deflated.len() + 8);
-    out.extend_from_slice(&HEADER);
+    gzip_at(data, GZIP_LEVEL)
+}
+
+/// A gzip member of `data` deflated at `level`. Its header's "extra flags" say "best
+/// compression" at level 9 and nothing otherwise.
+fn gzip_at(data: &[u8], level: u8) -> Vec<u8> {
+    let best = if level >= GZIP_LEVEL { 2 } else { 0 };
+    let header: [u8; 10] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, best, 0xff];
+    let deflated = miniz_oxide::deflate::compress_to_vec(data, level);
+    let mut out = Vec::with_capacity(header.len() + deflated.len() + 8);
+    out.extend_from_slice(&header);
     out.extend_from_slice(&deflated);
     out.extend_from_slice(&crc32fast::hash(data).to_le_bytes());
     // ISIZE is the length modulo 2^32 by definition.
@@ -91,10 +142,16 @@ pub(crate) fn zip(entries: &[Entry<'_>]) -> io::Result<Vec<u8>> {
 
     let too_large = || io::Error::other("the skill is too large for a zip without zip64");
     let small = |n: usize| u32::try_from(n).map_err(|_| too_large());
-    let mut out = Vec::new();
-    let mut central = Vec::new();
-    for entry in entries {
-        let deflated = miniz_oxide::deflate::compress_to_vec(entry.bytes, LEVEL);
+    let deflated: Vec<Vec<u8>> = entries
+        .iter()
+        .map(|entry| miniz_oxide::deflate::compress_to_vec(entry.bytes, ARCHIVE_LEVEL))
+        .collect();
+    // The exact size, so that the archive holds no spare capacity for as long as it is served.
+    let names: usize = entries.iter().map(|entry| entry.path.len()).sum();
+    let size = deflated.iter().map(Vec::len).sum::<usize>() + 2 * names + 76 * entries.len() + 22;
+    let mut out = Vec::with_capacity(size);
+    let mut central = Vec::with_capacity(46 * entries.len() + names);
+    for (entry, deflated) in entries.iter().zip(deflated) {
         let name = entry.path.as_bytes();
         let name_length = u16::try_from(name.len()).map_err(|_| too_large())?;
         let offset = small(out.len())?;
@@ -139,5 +196,6 @@ pub(crate) fn zip(entries: &[Entry<'_>]) -> io::Result<Vec<u8>> {
     out.extend_from_slice(&central_size.to_le_bytes());
     out.extend_from_slice(&central_offset.to_le_bytes());
     out.extend_from_slice(&0_u16.to_le_bytes());
+    debug_assert_eq!(out.len(), size, "the zip's size is computed exactly");
     Ok(out)
 }

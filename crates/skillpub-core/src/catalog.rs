@@ -1,5 +1,6 @@
 //! The catalog: every skill validated, hashed, archived and indexed once, then shared read-only.
 
+use std::num::NonZeroUsize;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -9,14 +10,15 @@ use crate::archive;
 use crate::base_path;
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind, Errors};
-use crate::file::SKILL_MD;
+use crate::file::{SKILL_MD, SKILL_MD_MODE};
 use crate::frontmatter::Frontmatter;
 use crate::index::{
     self, ArchiveFormat, INDEX_PATH, TYPE_ARCHIVE, TYPE_SKILL_MD, UrlStyle, WELL_KNOWN_PATH,
 };
 use crate::legacy::{self, LEGACY_INDEX_PATH, LEGACY_PATH};
 use crate::media;
-use crate::skill::Skill;
+use crate::parallel;
+use crate::skill::{BuiltArchives, Skill};
 use crate::skill_files;
 use crate::skill_md::{Label, NO_FOLDER, SkillMd, SkillMdParser};
 #[cfg(feature = "fs")]
@@ -45,6 +47,11 @@ pub struct Artifact {
 impl Artifact {
     fn new(path: String, media_type: &'static str, bytes: Bytes) -> Self {
         let digest = Digest::of(&bytes);
+        Self::hashed(path, media_type, bytes, digest)
+    }
+
+    /// An artifact whose bytes were hashed already: `digest` is `Digest::of(&bytes)`.
+    fn hashed(path: String, media_type: &'static str, bytes: Bytes, digest: Digest) -> Self {
         Self {
             path,
             media_type,
@@ -401,6 +408,8 @@ pub struct CatalogBuilder {
     legacy_index: bool,
     api_catalog: bool,
     base_path: String,
+    /// At most this many threads; `None` for every core.
+    threads: Option<NonZeroUsize>,
     /// What the folder walk left out, when the skills came from
     /// [`SkillsFolder::builder`](crate::SkillsFolder::builder).
     #[cfg(feature = "fs")]
@@ -503,6 +512,32 @@ impl CatalogBuilder {
         self
     }
 
+    /// At most this many threads check, hash and archive the skills (default: every core the
+    /// process may run on, [`std::thread::available_parallelism`]).
+    ///
+    /// Different skills are worked on at once, each on one thread; a build with little to do
+    /// (the estimate counts bytes to hash, frontmatters to parse and archives to compress)
+    /// stays on the calling thread, since starting a thread costs more than hashing a few
+    /// hundred kilobytes. The catalog is the same, byte for byte and error for error, whatever
+    /// the number.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::num::NonZeroUsize;
+    /// use skillpub_core::{Catalog, Skill};
+    ///
+    /// let skill = Skill::from_static("---\nname: pdf\ndescription: Reads PDFs.\n---\n");
+    /// let one = Catalog::builder().skill(skill.clone()).threads(NonZeroUsize::MIN).build()?;
+    /// let many = Catalog::builder().skill(skill).threads(NonZeroUsize::new(8).unwrap()).build()?;
+    /// assert_eq!(one.index(), many.index());
+    /// # Ok::<(), skillpub_core::Errors>(())
+    /// ```
+    pub fn threads(&mut self, threads: NonZeroUsize) -> &mut Self {
+        self.threads = Some(threads);
+        self
+    }
+
     /// Validates every skill, hashes every artifact, builds the archives and renders the
     /// index.
     ///
@@ -551,8 +586,14 @@ impl CatalogBuilder {
     fn checked(&self) -> Result<Vec<Checked<'_>>, Errors> {
         let mut errors = self.option_problems();
         let mut skills = Vec::with_capacity(self.skills.len());
-        for (position, skill) in self.skills.iter().enumerate() {
-            match self.check_skill(skill, position) {
+        let threads = self.threads_for(self.skills.iter().map(check_work).sum());
+        let each = parallel::map(
+            self.skills.iter().enumerate().collect(),
+            threads,
+            |(position, skill)| self.check_skill(skill, position),
+        );
+        for checked in each {
+            match checked {
                 Ok(checked) => skills.push(checked),
                 Err(mut problems) => errors.append(&mut problems),
             }
@@ -577,16 +618,37 @@ impl CatalogBuilder {
             .collect()
     }
 
+    /// How many threads to use for this much work (in bytes to hash, see [`check_work`] and
+    /// [`publish_work`]): one per [`WORK_PER_THREAD`], at most [`threads`](Self::threads).
+    fn threads_for(&self, work: usize) -> NonZeroUsize {
+        let most = self.threads.unwrap_or_else(parallel::available);
+        NonZeroUsize::new(work / WORK_PER_THREAD).map_or(NonZeroUsize::MIN, |n| n.min(most))
+    }
+
     /// One skill's own rules: its `SKILL.md` through the parser, then its supporting files.
+    /// A frontmatter parsed at build time is read when the `SKILL.md` is the one it was parsed
+    /// from; the digest that shows it is kept for the artifact.
     fn check_skill<'a>(
         &self,
         skill: &'a Skill,
         position: usize,
     ) -> Result<Checked<'a>, Vec<Error>> {
         let label = label(skill, position);
-        let skill_md = self
-            .parser
-            .read(skill.skill_md().clone(), skill.folder_name());
+        let bytes = skill.skill_md().clone();
+        let mut skill_md_digest = None;
+        let skill_md = match skill.built().frontmatter {
+            Some(parsed) => {
+                let digest = Digest::of(&bytes);
+                skill_md_digest = Some(digest);
+                if *digest.as_bytes() == parsed.skill_md {
+                    self.parser
+                        .read_parsed(bytes, parsed.json, skill.folder_name())
+                } else {
+                    self.parser.read(bytes, skill.folder_name())
+                }
+            }
+            None => self.parser.read(bytes, skill.folder_name()),
+        };
         let name = match &skill_md {
             Ok(skill_md) => skill_md.name(),
             Err(problems) => problems.name.as_deref().unwrap_or(&label.skill),
@@ -599,6 +661,7 @@ impl CatalogBuilder {
             Ok(skill_md) if file_problems.is_empty() => Ok(Checked {
                 skill,
                 skill_md,
+                skill_md_digest,
                 file: label.file,
             }),
             Ok(_) => Err(file_problems),
@@ -613,8 +676,9 @@ impl CatalogBuilder {
     fn publish_all(&self, checked: Vec<Checked<'_>>) -> Result<Vec<PublishedSkill>, Errors> {
         let mut skills = Vec::with_capacity(checked.len());
         let mut errors = Vec::new();
-        for checked in checked {
-            match self.publish(checked) {
+        let threads = self.threads_for(checked.iter().map(|c| publish_work(c.skill)).sum());
+        for published in parallel::map(checked, threads, |checked| self.publish(checked)) {
+            match published {
                 Ok(published) => skills.push(published),
                 Err(problems) => errors.extend(problems),
             }
@@ -629,8 +693,9 @@ impl CatalogBuilder {
     /// Makes a checked skill servable: its files as artifacts, its archives when it has
     /// supporting files, and the `url` the index gives.
     fn publish(&self, checked: Checked<'_>) -> Result<PublishedSkill, Errors> {
+        let built = checked.skill.built().archives;
         let mut published = published_skill(checked);
-        published.archives = archives(&published)?;
+        published.archives = archives(&published, built)?;
         published.url = self.url(&published);
         Ok(published)
     }
@@ -693,17 +758,54 @@ impl CatalogBuilder {
 struct Checked<'a> {
     skill: &'a Skill,
     skill_md: SkillMd,
+    /// The digest of the `SKILL.md`, when checking it needed it.
+    skill_md_digest: Option<Digest>,
     file: String,
+}
+
+/// How much work a thread should have before another is started, in bytes to hash (about half
+/// a millisecond of SHA-256 on one core; starting a thread costs tens of microseconds).
+const WORK_PER_THREAD: usize = 1 << 20;
+
+/// Parsing a YAML frontmatter costs about as much as hashing this many bytes.
+const PARSE_WORK: usize = 16 << 10;
+
+/// Deflating a byte costs about as much as hashing this many.
+const DEFLATE_WORK: usize = 32;
+
+/// The work of checking a skill, for [`CatalogBuilder::threads_for`]: its frontmatter, parsed
+/// from YAML or read from the JSON parsed at build time (which needs the `SKILL.md` hashed).
+fn check_work(skill: &Skill) -> usize {
+    match skill.built().frontmatter {
+        Some(_) => skill.skill_md().len(),
+        None => PARSE_WORK,
+    }
+}
+
+/// The work of publishing a skill: hashing every file, and its archives, which are hashed when
+/// they were built ahead of time and else deflated from every file.
+fn publish_work(skill: &Skill) -> usize {
+    let files: usize = skill.files().iter().map(|file| file.bytes().len()).sum();
+    let all = files + skill.skill_md().len();
+    let archives = match skill.built().archives {
+        _ if files == 0 => 0,
+        Some(built) => built.tar_gz.len() + built.zip.len(),
+        None => 2 * DEFLATE_WORK * all,
+    };
+    all + archives
 }
 
 /// How errors name a skill given in memory: by its folder, or by its position without one.
 fn label(skill: &Skill, position: usize) -> Label {
-    let unnamed = format!("#{} {NO_FOLDER}", position + 1);
+    let unnamed = || format!("#{} {NO_FOLDER}", position + 1);
     let file = match skill.folder() {
         Some(_) => skill.file_label(SKILL_MD),
-        None => format!("{SKILL_MD} of skill {unnamed}"),
+        None => format!("{SKILL_MD} of skill {}", unnamed()),
     };
-    Label::new(file, skill.folder_name().unwrap_or(&unnamed))
+    match skill.folder_name() {
+        Some(name) => Label::new(file, name),
+        None => Label::new(file, &unnamed()),
+    }
 }
 
 /// One error for each skill whose name an earlier skill (by name order) has too.
@@ -761,10 +863,19 @@ fn published_skill(checked: Checked<'_>) -> PublishedSkill {
     let Checked {
         skill,
         skill_md,
+        skill_md_digest,
         file,
     } = checked;
     let name = skill_md.name();
-    let skill_md_file = published_file(name, SKILL_MD, 0o644, skill_md.bytes().clone());
+    let bytes = skill_md.bytes().clone();
+    // The parser has read it as UTF-8 (or its digest is that of a file read so at build time),
+    // so it is Markdown text.
+    let digest = skill_md_digest.unwrap_or_else(|| Digest::of(&bytes));
+    let skill_md_file = PublishedFile {
+        relative: SKILL_MD.to_owned(),
+        mode: SKILL_MD_MODE,
+        artifact: Artifact::hashed(index::skill_md_path(name), media::MARKDOWN, bytes, digest),
+    };
     let mut files: Vec<PublishedFile> = skill
         .files()
         .iter()
@@ -794,9 +905,24 @@ fn published_file(name: &str, relative: &str, mode: u32, bytes: Bytes) -> Publis
 }
 
 /// The archives of a skill with supporting files; none for a skill that is only a `SKILL.md`.
-fn archives(skill: &PublishedSkill) -> Result<Option<[Artifact; 2]>, Errors> {
+/// Archives built ahead of time are served when they were built from these very files.
+fn archives(
+    skill: &PublishedSkill,
+    built: Option<BuiltArchives>,
+) -> Result<Option<[Artifact; 2]>, Errors> {
     if skill.files.is_empty() {
         return Ok(None);
+    }
+    if let Some(built) = built {
+        let key = archive::key(
+            skill
+                .all_files()
+                .map(|f| (f.relative.as_str(), f.mode, f.artifact.digest)),
+        );
+        if *key.as_bytes() == built.key {
+            let bytes = [built.tar_gz, built.zip].map(Bytes::from_static);
+            return Ok(Some(archive_artifacts(skill.name(), bytes)));
+        }
     }
     build_archives(skill).map(Some).map_err(|message| {
         let kind = ErrorKind::Archive { message };
@@ -814,19 +940,26 @@ fn build_archives(skill: &PublishedSkill) -> Result<[Artifact; 2], String> {
             mode: file.mode,
         })
         .collect();
-    let name = skill.name();
     let tar_gz = archive::tar_gz(&entries).map_err(|e| e.to_string())?;
     let zip = archive::zip(&entries).map_err(|e| e.to_string())?;
-    Ok([
+    Ok(archive_artifacts(
+        skill.name(),
+        [Bytes::from(tar_gz), Bytes::from(zip)],
+    ))
+}
+
+/// The `.tar.gz` and `.zip` of the skill `name`, as artifacts.
+fn archive_artifacts(name: &str, [tar_gz, zip]: [Bytes; 2]) -> [Artifact; 2] {
+    [
         Artifact::new(
             format!("{WELL_KNOWN_PATH}{name}{}", archive::TAR_GZ_SUFFIX),
             media::GZIP,
-            Bytes::from(tar_gz),
+            tar_gz,
         ),
         Artifact::new(
             format!("{WELL_KNOWN_PATH}{name}{}", archive::ZIP_SUFFIX),
             media::ZIP,
-            Bytes::from(zip),
+            zip,
         ),
-    ])
+    ]
 }

@@ -37,6 +37,11 @@ impl Digest {
         Self(Sha256::digest(bytes).into())
     }
 
+    /// The digest whose raw bytes are these.
+    pub(crate) const fn from_raw(bytes: [u8; 32]) -> Self {
+        Self(bytes)
+    }
+
     /// The 32 raw bytes of the hash.
     #[must_use]
     pub fn as_bytes(&self) -> &[u8; 32] {

@@ -15,6 +15,9 @@ pub const MAX_BYTES_PER_SKILL: u64 = 16 * 1024 * 1024;
 /// The file every skill has; it is given apart from the supporting files.
 pub const SKILL_MD: &str = "SKILL.md";
 
+/// The Unix mode of `SKILL.md` in archives.
+pub(crate) const SKILL_MD_MODE: u32 = 0o644;
+
 /// One supporting file of a skill: its path inside the skill folder and its exact bytes.
 ///
 /// # Example

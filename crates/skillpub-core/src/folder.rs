@@ -377,10 +377,16 @@ impl SkillsFolder {
 
     /// Reads a file, at most one byte past what is left of the skill's budget: enough for the
     /// catalog to see the limit broken, never more. A read error is reported.
+    ///
+    /// The buffer is allocated at the file's size, so that the bytes, served for as long as
+    /// the catalog lives, hold no spare capacity (growing it as the read goes would leave up
+    /// to half of it unused).
     fn read_file(&mut self, skill: &str, path: &Path, budget: &mut Budget) -> Option<Vec<u8>> {
+        let limit = budget.0 + 1;
         let result = fs::File::open(path).and_then(|file| {
-            let mut content = Vec::new();
-            file.take(budget.0 + 1).read_to_end(&mut content)?;
+            let size = file.metadata().map_or(0, |meta| meta.len()).min(limit);
+            let mut content = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+            file.take(limit).read_to_end(&mut content)?;
             Ok(content)
         });
         match result {
@@ -486,5 +492,16 @@ mod tests {
         assert_eq!(read.as_deref(), Some(&b"01234"[..]));
         assert_eq!(budget.0, 0);
         assert!(walk.errors.is_empty());
+    }
+
+    #[test]
+    fn a_file_is_read_into_a_buffer_of_its_size_with_no_spare_capacity() {
+        let path = std::env::temp_dir().join(format!("skillpub-capacity-{}", std::process::id()));
+        fs::write(&path, vec![b'x'; 9_000]).unwrap();
+        let mut walk = SkillsFolder::default();
+        let read = walk.read_file("pdf", &path, &mut Budget(MAX_BYTES_PER_SKILL));
+        fs::remove_file(&path).unwrap();
+        let read = read.unwrap();
+        assert_eq!((read.len(), read.capacity()), (9_000, 9_000));
     }
 }

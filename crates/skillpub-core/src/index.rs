@@ -154,8 +154,15 @@ pub(crate) fn render(entries: &[Entry<'_>]) -> Vec<u8> {
         schema: SCHEMA_URI,
         skills: entries,
     };
-    let mut json =
-        serde_json::to_vec_pretty(&index).expect("serializing strings into memory cannot fail");
+    // Room for every entry and its indentation, so that the buffer is not copied as it grows.
+    let capacity: usize = entries
+        .iter()
+        .map(|e| e.name.len() + e.description.len() + e.url.len() + e.digest.len() + 128)
+        .sum();
+    let mut json = Vec::with_capacity(capacity + 128);
+    serde_json::to_writer_pretty(&mut json, &index)
+        .expect("serializing strings into memory cannot fail");
     json.push(b'\n');
+    json.shrink_to_fit();
     json
 }

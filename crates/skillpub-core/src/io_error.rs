@@ -34,7 +34,17 @@ pub struct IoError {
 }
 
 impl IoError {
-    pub(crate) fn new(path: &Path, source: io::Error) -> Self {
+    /// The error `source` at `path`; `skillpub-build` reports the archives it cannot write to
+    /// `OUT_DIR` with it.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let error = skillpub_core::IoError::new("out/a.tar.gz".as_ref(), std::io::ErrorKind::StorageFull.into());
+    /// assert_eq!(error.path(), std::path::Path::new("out/a.tar.gz"));
+    /// ```
+    #[must_use]
+    pub fn new(path: &Path, source: io::Error) -> Self {
         Self {
             path: path.to_path_buf(),
             source: Arc::new(source),

@@ -116,6 +116,7 @@ mod io_error;
 mod legacy;
 mod media;
 mod origin;
+mod parallel;
 mod skill;
 mod skill_files;
 mod skill_md;

@@ -6,7 +6,9 @@ use std::fmt;
 
 use bytes::Bytes;
 
-use crate::file::SkillFile;
+use crate::archive;
+use crate::digest::Digest;
+use crate::file::{SKILL_MD, SKILL_MD_MODE, SkillFile};
 
 /// One skill's `SKILL.md` and supporting files, as bytes that the catalog will serve unchanged.
 ///
@@ -32,6 +34,32 @@ pub struct Skill {
     folder: Option<Cow<'static, str>>,
     skill_md: Bytes,
     files: Cow<'static, [SkillFile]>,
+    built: Built,
+}
+
+/// What `skillpub-build` worked out at compile time, each part keyed by a digest of the bytes
+/// it came from; the catalog uses a part only when the bytes it serves have that digest.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Built {
+    pub(crate) frontmatter: Option<BuiltFrontmatter>,
+    pub(crate) archives: Option<BuiltArchives>,
+}
+
+/// The frontmatter of a `SKILL.md` as JSON, parsed from its YAML at build time.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BuiltFrontmatter {
+    /// The SHA-256 of the `SKILL.md` it was parsed from.
+    pub(crate) skill_md: [u8; 32],
+    pub(crate) json: &'static str,
+}
+
+/// The two archives of a skill, built at build time.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BuiltArchives {
+    /// The [archive key](Skill::archive_key) of the files they were built from.
+    pub(crate) key: [u8; 32],
+    pub(crate) tar_gz: &'static [u8],
+    pub(crate) zip: &'static [u8],
 }
 
 impl Skill {
@@ -42,6 +70,7 @@ impl Skill {
             folder: None,
             skill_md: Bytes::from_static(skill_md.as_bytes()),
             files: Cow::Borrowed(&[]),
+            built: Built::EMPTY,
         }
     }
 
@@ -62,6 +91,7 @@ impl Skill {
             folder: Some(Cow::Borrowed(folder)),
             skill_md: Bytes::from_static(skill_md),
             files: Cow::Borrowed(files),
+            built: Built::EMPTY,
         }
     }
 
@@ -73,6 +103,7 @@ impl Skill {
             folder: folder.map(Cow::Owned),
             skill_md: skill_md.into(),
             files: Cow::Borrowed(&[]),
+            built: Built::EMPTY,
         }
     }
 
@@ -81,6 +112,123 @@ impl Skill {
     pub fn with_files(mut self, files: Vec<SkillFile>) -> Self {
         self.files = Cow::Owned(files);
         self
+    }
+
+    /// The same skill with the frontmatter that `skillpub-build` parsed from its `SKILL.md` at
+    /// compile time, as JSON (the [`Frontmatter::json`](crate::Frontmatter::json) of that
+    /// file), for the `SKILL.md` whose SHA-256 is `skill_md_sha256`. The code that
+    /// `skillpub-build` generates calls it; there is no reason to call it by hand.
+    ///
+    /// A catalog hashes every `SKILL.md` it serves anyway; when the digest is this one, it
+    /// reads the JSON instead of parsing the YAML again, then checks every field rule on it
+    /// (name, folder, lengths, unknown fields) as it would on the YAML. When the digest
+    /// differs, or the JSON is not an object, it parses the YAML as usual. So a skill is never
+    /// judged on anything but its own bytes: the YAML of exactly these bytes was parsed by the
+    /// same parser at build time, and rejected there if it was invalid.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_core::{Catalog, Digest, Skill};
+    ///
+    /// const TEXT: &str = "---\nname: pdf\ndescription: Reads PDFs.\n---\n";
+    /// let sha256 = *Digest::of(TEXT.as_bytes()).as_bytes();
+    /// let parsed = Skill::from_static(TEXT).with_parsed_frontmatter(sha256, r#"{"name":"pdf","description":"Reads PDFs."}"#);
+    /// let catalog = Catalog::new([parsed])?;
+    /// assert_eq!(catalog.get("pdf").unwrap().frontmatter().description(), "Reads PDFs.");
+    ///
+    /// // Another file's JSON is ignored: the digest is not this file's.
+    /// let other = Skill::from_static(TEXT).with_parsed_frontmatter([0; 32], r#"{"name":"x"}"#);
+    /// assert!(Catalog::new([other])?.get("pdf").is_some());
+    /// # Ok::<(), skillpub_core::Errors>(())
+    /// ```
+    #[must_use]
+    pub const fn with_parsed_frontmatter(
+        mut self,
+        skill_md_sha256: [u8; 32],
+        json: &'static str,
+    ) -> Self {
+        self.built.frontmatter = Some(BuiltFrontmatter {
+            skill_md: skill_md_sha256,
+            json,
+        });
+        self
+    }
+
+    /// The same skill with the `.tar.gz` and `.zip` that `skillpub-build` built at compile
+    /// time, with the core's own archive code, from files whose [archive
+    /// key](Self::archive_key) is `key`. The code that `skillpub-build` generates calls it;
+    /// there is no reason to call it by hand.
+    ///
+    /// A catalog computes the archive key from the digests of the files it serves (which it
+    /// computes anyway) and serves these archives, hashed at start-up like every other
+    /// artifact, only when the key is this one: the same files and the same archive settings,
+    /// so the same bytes as it would build. Otherwise it builds the archives itself.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_core::{ArchiveFormat, Catalog, Skill, SkillFile};
+    ///
+    /// static FILES: [SkillFile; 1] = [SkillFile::from_static("references/a.md", b"# A\n", false)];
+    /// let skill = Skill::from_static_parts("skills/pdf", b"---\nname: pdf\ndescription: d\n---\n", &FILES);
+    /// let built = Catalog::new([&skill])?;
+    /// let tar_gz = built.get("pdf").unwrap().archive(ArchiveFormat::TarGz).unwrap().bytes().to_vec();
+    /// let zip = built.get("pdf").unwrap().archive(ArchiveFormat::Zip).unwrap().bytes().to_vec();
+    ///
+    /// let key = *skill.archive_key().unwrap().as_bytes();
+    /// let (tar_gz, zip): (&'static [u8], &'static [u8]) = (tar_gz.leak(), zip.leak());
+    /// let embedded = Catalog::new([skill.with_built_archives(key, tar_gz, zip)])?;
+    /// let archive = embedded.get("pdf").unwrap().archive(ArchiveFormat::TarGz).unwrap();
+    /// assert_eq!(archive.bytes().as_ptr(), tar_gz.as_ptr()); // served as given, not rebuilt
+    /// # Ok::<(), skillpub_core::Errors>(())
+    /// ```
+    #[must_use]
+    pub const fn with_built_archives(
+        mut self,
+        key: [u8; 32],
+        tar_gz: &'static [u8],
+        zip: &'static [u8],
+    ) -> Self {
+        self.built.archives = Some(BuiltArchives { key, tar_gz, zip });
+        self
+    }
+
+    /// The key of the skill's archives, for a skill with supporting files: the SHA-256 of the
+    /// archive settings (layout, compressor and level) and of every file's path, mode and
+    /// digest, `SKILL.md` included, in archive order. The same key means the same archives,
+    /// byte for byte; `skillpub-build` names the archives it builds ahead of time by it, so a
+    /// rebuild recompresses only the skills whose files changed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_core::{Skill, SkillFile};
+    ///
+    /// let skill = Skill::new(None, "---\nname: pdf\ndescription: d\n---\n");
+    /// assert_eq!(skill.archive_key(), None);
+    /// let one = skill.clone().with_files(vec![SkillFile::new("a.md", "# A\n", false)]);
+    /// let edited = skill.with_files(vec![SkillFile::new("a.md", "# A!\n", false)]);
+    /// assert_ne!(one.archive_key(), edited.archive_key());
+    /// ```
+    #[must_use]
+    pub fn archive_key(&self) -> Option<Digest> {
+        if self.files.is_empty() {
+            return None;
+        }
+        let mut entries: Vec<(&str, u32, Digest)> = self
+            .files
+            .iter()
+            .map(|file| (file.path(), file.mode(), Digest::of(file.bytes())))
+            .collect();
+        entries.push((SKILL_MD, SKILL_MD_MODE, Digest::of(&self.skill_md)));
+        entries.sort_by(|a, b| a.0.cmp(b.0));
+        Some(archive::key(entries))
+    }
+
+    /// What `skillpub-build` worked out at compile time, if anything.
+    pub(crate) fn built(&self) -> Built {
+        self.built
     }
 
     /// The folder the skill came from, as given.
@@ -114,6 +262,14 @@ impl Skill {
     }
 }
 
+impl Built {
+    /// Nothing worked out ahead of time: everything is done by the catalog.
+    const EMPTY: Self = Self {
+        frontmatter: None,
+        archives: None,
+    };
+}
+
 /// The last component of a folder, or `None` when there is none (`""`, `/`).
 pub(crate) fn folder_name(folder: &str) -> Option<&str> {
     folder
@@ -143,6 +299,8 @@ impl fmt::Debug for Skill {
             .field("folder", &self.folder)
             .field("skill_md_len", &self.skill_md.len())
             .field("files", &self.files)
+            .field("parsed_frontmatter", &self.built.frontmatter.is_some())
+            .field("built_archives", &self.built.archives.is_some())
             .finish()
     }
 }

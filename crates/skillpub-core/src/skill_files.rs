@@ -18,6 +18,12 @@ const LARGEST_NAMED: usize = 3;
 /// path twice or twice in different case, no file inside another, and the limits. Returns
 /// each problem with the path it is about (`SKILL.md` for the limits).
 pub(crate) fn check(skill_md: &Bytes, files: &[SkillFile]) -> Vec<(String, ErrorKind)> {
+    if files.is_empty() {
+        // Most skills are a `SKILL.md` alone: only the limits apply, and no set is needed.
+        let sizes = [(SKILL_MD, skill_md.len() as u64)];
+        let problems = over_limits(&sizes).into_iter();
+        return problems.map(|kind| (SKILL_MD.to_owned(), kind)).collect();
+    }
     let mut problems = Vec::new();
     let mut report = |path: &str, kind| problems.push((path.to_owned(), kind));
     let mut seen: HashMap<String, &str> = HashMap::new();

@@ -145,6 +145,33 @@ impl SkillMdParser {
         })?;
         let block = frontmatter::yaml_block(text).map_err(Problems::whole)?;
         let fields = fields(block).map_err(Problems::whole)?;
+        self.check_fields(bytes, fields, folder_name)
+    }
+
+    /// The pipeline for a `SKILL.md` whose frontmatter was parsed from its YAML at build time
+    /// (see [`Skill::with_parsed_frontmatter`](crate::Skill::with_parsed_frontmatter)): the
+    /// fields are read from that JSON, then every field rule runs on them as on the YAML's.
+    /// The caller has checked that `bytes` are the bytes the JSON was parsed from. JSON that is
+    /// not an object is no such parse, so the YAML is read instead.
+    pub(crate) fn read_parsed(
+        &self,
+        bytes: Bytes,
+        json: &str,
+        folder_name: Option<&str>,
+    ) -> Result<SkillMd, Problems> {
+        match serde_json::from_str::<Map<String, Value>>(json) {
+            Ok(fields) => self.check_fields(bytes, fields, folder_name),
+            Err(_) => self.read(bytes, folder_name),
+        }
+    }
+
+    /// Every field rule, on the fields of a frontmatter.
+    fn check_fields(
+        &self,
+        bytes: Bytes,
+        fields: Map<String, Value>,
+        folder_name: Option<&str>,
+    ) -> Result<SkillMd, Problems> {
         let name = match fields.get("name") {
             Some(Value::String(name)) if !name.is_empty() => Some(name.clone()),
             _ => None,

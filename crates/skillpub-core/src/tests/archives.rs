@@ -129,11 +129,36 @@ fn archive_digests_are_pinned() {
     let digest = |format| skill.archive(format).unwrap().digest().to_string();
     assert_eq!(
         digest(ArchiveFormat::TarGz),
-        "sha256:bcbbe95e04905146e801a4502137daa05083f6f064137a3e3468b563518e4fd6"
+        "sha256:86f8368f41fb2921d1a75e2442891cd961674a0aa0ec1229b23667ea292acad3"
     );
     assert_eq!(
         digest(ArchiveFormat::Zip),
         "sha256:a8e64883a66d03a0c250638fe8161f734a23014be8290a5912f4a2022f86bce6"
+    );
+}
+
+/// The same for a text long enough that every deflate level gives other bytes, so that the
+/// level is pinned too (the fixture above is too small to tell levels apart).
+#[test]
+fn archive_digests_of_a_longer_text_are_pinned() {
+    let guide: String = (0..2_000)
+        .map(|line| format!("Line {line}: step {} of {}.\n", line * 7 % 13, line % 97))
+        .collect();
+    let catalog = Catalog::new([skill(vec![SkillFile::new(
+        "references/guide.md",
+        guide,
+        false,
+    )])])
+    .unwrap();
+    let skill = catalog.get("pdf").unwrap();
+    let digest = |format| skill.archive(format).unwrap().digest().to_string();
+    assert_eq!(
+        digest(ArchiveFormat::TarGz),
+        "sha256:b9c487f39813993d93a3fae7ecc5863987d9da8b8dbe2a2e1f30ea645200d1a9"
+    );
+    assert_eq!(
+        digest(ArchiveFormat::Zip),
+        "sha256:d31ec75192e6656b9e9bad5c232d30a517a2f7fb49cd23457690deb747405796"
     );
 }
 

@@ -6,4 +6,5 @@ mod extras;
 #[cfg(feature = "fs")]
 mod folders;
 mod nesting;
+mod start_up;
 mod validation;
