@@ -6,8 +6,6 @@
 //! SKILLPUB_ADDR=127.0.0.1:8080 cargo run --example basic
 //! ```
 
-use std::process::ExitCode;
-
 use axum::{Router, routing::get};
 use skillpub::model::INDEX_PATH;
 use skillpub::{Catalog, Skill};
@@ -19,14 +17,10 @@ static WRITE_SKILL_MD: Skill = skillpub::skill!("examples/skills/write-skill-md"
 const DEFAULT_ADDR: &str = "127.0.0.1:3000";
 
 #[tokio::main]
-async fn main() -> ExitCode {
-    let catalog = match Catalog::new([&VERIFY_SKILL_DIGESTS, &WRITE_SKILL_MD]) {
-        Ok(catalog) => catalog,
-        Err(errors) => {
-            eprintln!("{errors}");
-            return ExitCode::FAILURE;
-        }
-    };
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // Every error here prints as a readable message out of `main`: each invalid skill with the
+    // file, the field and the fix; an address in use with what to do about it.
+    let catalog = Catalog::new([&VERIFY_SKILL_DIGESTS, &WRITE_SKILL_MD])?;
     let app = Router::new()
         .route(
             "/",
@@ -35,21 +29,10 @@ async fn main() -> ExitCode {
         .merge(skillpub::web::router(catalog));
 
     let addr = std::env::var("SKILLPUB_ADDR").unwrap_or_else(|_| DEFAULT_ADDR.to_owned());
-    let listener = match skillpub::web::serve::bind(&addr).await {
-        Ok(listener) => listener,
-        Err(error) => {
-            eprintln!("cannot listen on {addr}: {error}; set SKILLPUB_ADDR to a free HOST:PORT");
-            return ExitCode::FAILURE;
-        }
-    };
-    match listener.local_addr() {
-        Ok(local) => println!("Agent Skills index: http://{local}{INDEX_PATH}"),
-        Err(error) => eprintln!("listening, but the address is unknown: {error}"),
-    }
+    let listener = skillpub::web::serve::bind(addr).await?;
+    let local = listener.local_addr()?;
+    println!("Agent Skills index: http://{local}{INDEX_PATH}");
     // Header-read and idle timeouts, flood resistance, graceful shutdown on Ctrl-C or SIGTERM.
-    if let Err(error) = skillpub::web::serve(listener, app).await {
-        eprintln!("server error: {error}");
-        return ExitCode::FAILURE;
-    }
-    ExitCode::SUCCESS
+    skillpub::web::serve(listener, app).await?;
+    Ok(())
 }

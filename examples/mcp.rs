@@ -10,8 +10,6 @@
 //! SKILLPUB_ADDR=127.0.0.1:8080 cargo run --example mcp --features mcp
 //! ```
 
-use std::process::ExitCode;
-
 use axum::Router;
 use skillpub::Catalog;
 use skillpub::mcp::{HttpOptions, McpSkills};
@@ -21,15 +19,9 @@ use skillpub::model::INDEX_PATH;
 const DEFAULT_ADDR: &str = "127.0.0.1:3000";
 
 #[tokio::main]
-async fn main() -> ExitCode {
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let skills = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills");
-    let catalog = match Catalog::from_dir(skills) {
-        Ok(catalog) => catalog,
-        Err(errors) => {
-            eprintln!("{errors}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let catalog = Catalog::from_dir(skills)?;
     // The folder walk skips hidden files and folders without a SKILL.md; say so.
     for skipped in catalog.skipped() {
         eprintln!("warning: {skipped}");
@@ -38,37 +30,18 @@ async fn main() -> ExitCode {
         .prompts(true)
         .tools(true)
         .instructions(true)
-        .build();
-    let mcp = match mcp {
-        Ok(mcp) => mcp.streamable_http_service(HttpOptions::default()),
-        Err(error) => {
-            eprintln!("{error}");
-            return ExitCode::FAILURE;
-        }
-    };
+        .build()?
+        .streamable_http_service(HttpOptions::default());
     let app = Router::new()
         .merge(skillpub::web::router(catalog))
         .nest_service("/mcp", mcp);
 
     let addr = std::env::var("SKILLPUB_ADDR").unwrap_or_else(|_| DEFAULT_ADDR.to_owned());
-    let listener = match skillpub::web::serve::bind(&addr).await {
-        Ok(listener) => listener,
-        Err(error) => {
-            eprintln!("cannot listen on {addr}: {error}; set SKILLPUB_ADDR to a free HOST:PORT");
-            return ExitCode::FAILURE;
-        }
-    };
-    match listener.local_addr() {
-        Ok(local) => {
-            println!("Agent Skills index: http://{local}{INDEX_PATH}");
-            println!("MCP endpoint: http://{local}/mcp");
-        }
-        Err(error) => eprintln!("listening, but the address is unknown: {error}"),
-    }
+    let listener = skillpub::web::serve::bind(addr).await?;
+    let local = listener.local_addr()?;
+    println!("Agent Skills index: http://{local}{INDEX_PATH}");
+    println!("MCP endpoint: http://{local}/mcp");
     // Header-read and idle timeouts, flood resistance, graceful shutdown on Ctrl-C or SIGTERM.
-    if let Err(error) = skillpub::web::serve(listener, app).await {
-        eprintln!("server error: {error}");
-        return ExitCode::FAILURE;
-    }
-    ExitCode::SUCCESS
+    skillpub::web::serve(listener, app).await?;
+    Ok(())
 }

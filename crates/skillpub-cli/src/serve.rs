@@ -112,10 +112,7 @@ async fn serve(args: &Args) -> bool {
     let listener = match skillpub_axum::serve::bind(args.addr).await {
         Ok(listener) => listener,
         Err(error) => {
-            eprintln!(
-                "skillpub serve: cannot listen on {}: {error}; use --addr with a free HOST:PORT",
-                args.addr
-            );
+            eprintln!("skillpub serve: {error} (--addr sets the address)");
             return false;
         }
     };

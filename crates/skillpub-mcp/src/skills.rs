@@ -35,7 +35,7 @@ pub const DEFAULT_TTL_MS: u64 = 300_000;
 const MARKDOWN: &str = "text/markdown";
 
 /// A bad option given to [`McpSkillsBuilder`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ConfigError {
     /// The prefix is not `/`-separated segments of URI-safe characters.
@@ -46,6 +46,13 @@ pub enum ConfigError {
     /// A page size of zero.
     #[error("the page size must be at least 1")]
     PageSize,
+}
+
+/// The message, so that `?` out of `main` prints it and not the variant.
+impl std::fmt::Debug for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
 }
 
 /// One served file.

@@ -8,8 +8,6 @@
 //! SKILLPUB_ADDR=127.0.0.1:8080 cargo run -p skillpub-example-multi-file
 //! ```
 
-use std::process::ExitCode;
-
 use axum::{Router, routing::get};
 use skillpub::Catalog;
 use skillpub::model::INDEX_PATH;
@@ -20,14 +18,10 @@ skillpub::include_skills!();
 const DEFAULT_ADDR: &str = "127.0.0.1:3000";
 
 #[tokio::main]
-async fn main() -> ExitCode {
-    let catalog = match Catalog::new(&SKILLS) {
-        Ok(catalog) => catalog,
-        Err(errors) => {
-            eprintln!("{errors}");
-            return ExitCode::FAILURE;
-        }
-    };
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // `SKILLS`, from `include_skills!`: every skill of the folder, checked when it was embedded
+    // at build time; the catalog hashes the embedded bytes and builds no archive at start-up.
+    let catalog = Catalog::new(&SKILLS)?;
     let app = Router::new()
         .route(
             "/",
@@ -36,21 +30,10 @@ async fn main() -> ExitCode {
         .merge(skillpub::web::router(catalog));
 
     let addr = std::env::var("SKILLPUB_ADDR").unwrap_or_else(|_| DEFAULT_ADDR.to_owned());
-    let listener = match skillpub::web::serve::bind(&addr).await {
-        Ok(listener) => listener,
-        Err(error) => {
-            eprintln!("cannot listen on {addr}: {error}; set SKILLPUB_ADDR to a free HOST:PORT");
-            return ExitCode::FAILURE;
-        }
-    };
-    match listener.local_addr() {
-        Ok(local) => println!("Agent Skills index: http://{local}{INDEX_PATH}"),
-        Err(error) => eprintln!("listening, but the address is unknown: {error}"),
-    }
+    let listener = skillpub::web::serve::bind(addr).await?;
+    let local = listener.local_addr()?;
+    println!("Agent Skills index: http://{local}{INDEX_PATH}");
     // Header-read and idle timeouts, flood resistance, graceful shutdown on Ctrl-C or SIGTERM.
-    if let Err(error) = skillpub::web::serve(listener, app).await {
-        eprintln!("server error: {error}");
-        return ExitCode::FAILURE;
-    }
-    ExitCode::SUCCESS
+    skillpub::web::serve(listener, app).await?;
+    Ok(())
 }

@@ -1,7 +1,7 @@
 //! Binding a listener with a backlog fit for a flood.
 
-use std::io;
 use std::net::SocketAddr;
+use std::{fmt, io};
 
 use tokio::net::{TcpListener, TcpSocket, ToSocketAddrs};
 
@@ -16,32 +16,94 @@ pub const LISTEN_BACKLOG: u32 = 4096;
 ///
 /// # Errors
 ///
-/// When the address does not resolve, or no address it resolves to can be bound.
+/// A [`BindError`] that names the address and says what to do, when the address does not
+/// resolve, or no address it resolves to can be bound. Its `Debug` prints the same message, so
+/// `?` out of `main` reads well.
 ///
 /// # Example
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() -> std::io::Result<()> {
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let listener = skillpub_axum::serve::bind("127.0.0.1:0").await?;
 /// assert!(listener.local_addr()?.ip().is_loopback());
+///
+/// let taken = listener.local_addr()?;
+/// let error = skillpub_axum::serve::bind(taken).await.unwrap_err();
+/// assert_eq!(error.addr(), taken.to_string());
+/// assert!(error.to_string().starts_with(&format!("cannot listen on {taken}: ")));
+/// assert!(error.to_string().ends_with("; stop what listens there, or choose a free port"));
 /// # Ok(())
 /// # }
 /// ```
-pub async fn bind(addr: impl ToSocketAddrs) -> io::Result<TcpListener> {
+pub async fn bind(addr: impl ToSocketAddrs + fmt::Display) -> Result<TcpListener, BindError> {
+    let name = addr.to_string();
+    let error = |source| BindError {
+        addr: name.clone(),
+        source,
+    };
     let mut last_error = None;
-    for addr in tokio::net::lookup_host(addr).await? {
-        match bind_one(addr) {
+    for resolved in tokio::net::lookup_host(addr).await.map_err(error)? {
+        match bind_one(resolved) {
             Ok(listener) => return Ok(listener),
-            Err(error) => last_error = Some(error),
+            Err(source) => last_error = Some(source),
         }
     }
-    Err(last_error.unwrap_or_else(|| {
+    Err(error(last_error.unwrap_or_else(|| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
             "the address resolves to no socket address",
         )
-    }))
+    })))
+}
+
+/// An address [`bind`] could not listen on: which one, why, and what to do about it.
+#[derive(thiserror::Error)]
+#[error("cannot listen on {addr}: {source}{}", advice(.source.kind()))]
+pub struct BindError {
+    addr: String,
+    #[source]
+    source: io::Error,
+}
+
+impl BindError {
+    /// The address as it was given.
+    pub fn addr(&self) -> &str {
+        &self.addr
+    }
+
+    /// What the system said, for a caller that tells cases apart by [`io::ErrorKind`].
+    pub fn io_error(&self) -> &io::Error {
+        &self.source
+    }
+}
+
+/// The message, so that `?` out of `main` prints it and not the fields.
+impl fmt::Debug for BindError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// For a caller that returns `io::Result`: the same kind, with the whole message.
+impl From<BindError> for io::Error {
+    fn from(error: BindError) -> Self {
+        io::Error::new(error.source.kind(), error)
+    }
+}
+
+/// The usual fix for the usual failures.
+fn advice(kind: io::ErrorKind) -> &'static str {
+    match kind {
+        io::ErrorKind::AddrInUse => "; stop what listens there, or choose a free port",
+        io::ErrorKind::AddrNotAvailable => {
+            "; this machine has no such address: use one of its own, 127.0.0.1 or 0.0.0.0"
+        }
+        io::ErrorKind::PermissionDenied => {
+            "; ports below 1024 need privileges: choose a port of 1024 or more"
+        }
+        _ => "; give a HOST:PORT such as 127.0.0.1:3000",
+    }
 }
 
 fn bind_one(addr: SocketAddr) -> io::Result<TcpListener> {

@@ -49,7 +49,7 @@ use axum::Router;
 use tokio::net::TcpListener;
 
 use activity::Timeouts;
-pub use bind::{LISTEN_BACKLOG, bind};
+pub use bind::{BindError, LISTEN_BACKLOG, bind};
 
 /// How long a connection may take to send a complete request head, by default.
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
@@ -338,7 +338,7 @@ impl IntoFuture for Serve {
 /// # Ok(())
 /// # }
 /// ```
-#[derive(Debug, thiserror::Error)]
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum ServeError {
     /// A timeout is zero, or a timeout or the grace period is longer than [`MAX_TIMEOUT`].
@@ -357,6 +357,13 @@ pub enum ServeError {
         "cannot listen for Ctrl-C and SIGTERM: {0}; pass your own signal to `with_graceful_shutdown`"
     )]
     Signal(#[source] std::io::Error),
+}
+
+/// The message, so that `?` out of `main` prints it and not the fields.
+impl fmt::Debug for ServeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
 }
 
 /// The checked knobs.
