@@ -82,24 +82,12 @@ fn brotli(plain: &[u8]) -> Option<Vec<u8>> {
 
 #[cfg(test)]
 mod tests {
-    use std::io::Read;
-
     use super::*;
 
     const TEXT: &str = "# Forms\n\nFill in every field of the form, then sign it.\n";
 
     fn decode(coding: Coding, bytes: &[u8]) -> Vec<u8> {
-        let mut plain = Vec::new();
-        match coding {
-            Coding::Brotli => brotli::Decompressor::new(bytes, 4096)
-                .read_to_end(&mut plain)
-                .unwrap(),
-            Coding::Gzip => flate2::read::GzDecoder::new(bytes)
-                .read_to_end(&mut plain)
-                .unwrap(),
-            Coding::Identity => unreachable!("identity is never encoded"),
-        };
-        plain
+        skillpub_testkit::decode(Some(coding.token()), bytes)
     }
 
     #[test]

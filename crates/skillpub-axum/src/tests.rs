@@ -675,30 +675,13 @@ async fn the_legacy_folder_is_left_to_the_app_when_disabled() {
 /// Content codings: the variant each `Accept-Encoding` gets, its validators, and that every
 /// answer to a request with `Accept-Encoding` names its coding.
 mod codings {
-    use std::io::Read;
-
     use http::header::{CONTENT_ENCODING, VARY};
 
     use super::*;
 
     /// The bytes a client gets after removing the `Content-Encoding`.
     fn decoded(answer: &Answer) -> Vec<u8> {
-        let mut plain = Vec::new();
-        match answer.headers.get(CONTENT_ENCODING).map(|v| v.as_bytes()) {
-            None | Some(b"identity") => plain.clone_from(&answer.body),
-            Some(b"gzip") => {
-                flate2::read::GzDecoder::new(&answer.body[..])
-                    .read_to_end(&mut plain)
-                    .unwrap();
-            }
-            Some(b"br") => {
-                brotli::Decompressor::new(&answer.body[..], 4096)
-                    .read_to_end(&mut plain)
-                    .unwrap();
-            }
-            Some(other) => panic!("unexpected coding {other:?}"),
-        }
-        plain
+        skillpub_testkit::decode(coding(answer), &answer.body)
     }
 
     fn coding(answer: &Answer) -> Option<&str> {

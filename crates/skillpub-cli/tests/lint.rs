@@ -2,69 +2,31 @@
 //! authoring advice as `path: warning: message [code]`, which fails a run only with
 //! `--deny-warnings`.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+
+use skillpub_testkit::{Cli, Outcome, Scratch};
 
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
 
+/// The binary under test.
+const SKILLPUB: Cli = Cli::new(env!("CARGO_BIN_EXE_skillpub"));
+
 /// Runs `skillpub lint ARGS`.
-fn run_lint(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skillpub"))
-        .arg("lint")
-        .args(args)
-        .output()
-        .unwrap()
+fn run_lint(args: &[&str]) -> Outcome {
+    SKILLPUB.run(&[&["lint"], args].concat())
 }
 
 /// Lints and returns the exit status and the text printed.
 fn lint(args: &[&str]) -> (bool, String) {
     let output = run_lint(args);
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-    )
+    (output.success, output.stdout)
 }
 
 /// Lints with `--format json` and returns the exit status and the report.
 fn lint_json(args: &[&str]) -> (bool, serde_json::Value) {
     let output = run_lint(&[&["--format", "json"], args].concat());
-    let report = serde_json::from_slice(&output.stdout).unwrap();
-    (output.status.success(), report)
-}
-
-/// A scratch folder of skills, removed at the end.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Self {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let path = std::env::temp_dir().join(format!(
-            "skillpub-lint-{name}-{}-{nanos}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&path).unwrap();
-        Self(path)
-    }
-
-    fn write(&self, relative: &str, text: &str) -> PathBuf {
-        let path = self.0.join(relative);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-        path
-    }
-
-    fn arg(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+    let report = serde_json::from_str(&output.stdout).unwrap();
+    (output.success, report)
 }
 
 #[test]
@@ -244,7 +206,7 @@ fn allow_silences_each_rule_it_names() {
     let dir = Scratch::new("allow");
     dir.write(
         "pdf/SKILL.md",
-        &format!("{NO_TRIGGER}See [forms](references/forms.md).\n"),
+        format!("{NO_TRIGGER}See [forms](references/forms.md).\n"),
     );
     let codes = |args: &[&str]| {
         let (ok, report) = lint_json(&[args, &[dir.arg()]].concat());
@@ -284,8 +246,8 @@ fn allow_silences_each_rule_it_names() {
 fn allow_refuses_a_code_that_is_no_rule_and_lists_the_rules() {
     for code in ["description.no-triger", "field.unknown"] {
         let output = run_lint(&["--allow", code, EXAMPLES]);
-        assert_eq!(output.status.code(), Some(2), "a usage error");
-        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.code, Some(2), "a usage error");
+        let stderr = &output.stderr;
         assert!(
             stderr.contains(&format!("invalid value '{code}' for '--allow <CODE>': `{code}` is not a code of the authoring advice; the codes are description.no-trigger, description.vague, description.first-person, frontmatter.xml-tag, name.reserved-word, body.too-long, body.token-budget, body.missing-section, link.missing-file, link.leaves-skill, scripts.present")),
             "{stderr}"

@@ -370,11 +370,12 @@ fn validate(name: &str, skill_md: &[u8]) -> Result<Frontmatter, ClientError> {
 #[cfg(all(test, feature = "http"))]
 mod tests {
     use std::error::Error;
-    use std::io::{Read, Write};
+    use std::io::Write;
     use std::net::TcpListener;
     use std::time::Duration;
 
     use skillpub_core::ErrorKind;
+    use skillpub_testkit::serve_raw;
 
     use super::*;
     use crate::HttpTransport;
@@ -413,19 +414,6 @@ mod tests {
         (entry, fetched)
     }
 
-    /// Answers one connection on 127.0.0.1 with `answer`, and returns the origin.
-    fn answer_once(answer: &'static [u8]) -> String {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let origin = format!("http://{}", listener.local_addr().unwrap());
-        std::thread::spawn(move || {
-            let (mut stream, _) = listener.accept().unwrap();
-            let mut request = [0; 4096];
-            let _ = stream.read(&mut request);
-            stream.write_all(answer).unwrap();
-        });
-        origin
-    }
-
     #[test]
     fn a_refused_request_is_the_source_of_the_client_error() {
         let strict = Client::new(HttpTransport::new(Duration::from_secs(5)));
@@ -459,9 +447,12 @@ mod tests {
 
     #[test]
     fn an_index_that_is_not_json_is_the_source() {
-        let origin = answer_once(
-            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 6\r\nConnection: close\r\n\r\n<html>",
-        );
+        let addr = serve_raw(|mut stream| {
+            let _ = stream.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 6\r\nConnection: close\r\n\r\n<html>",
+            );
+        });
+        let origin = format!("http://{addr}");
         let error = client().discover(&origin).unwrap_err();
         let source = error.source().and_then(|e| e.downcast_ref::<IndexError>());
         assert!(matches!(source, Some(IndexError::NotJson(_))), "{error:?}");

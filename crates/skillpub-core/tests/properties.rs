@@ -9,27 +9,14 @@
 mod invariants;
 
 use proptest::prelude::*;
-use proptest::test_runner::Config;
 use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 use skillpub_core::{
     ArchiveFormat, CatalogBuilder, INDEX_PATH, Skill, SkillFile, TAR_GZ_SUFFIX, WELL_KNOWN_PATH,
 };
+use skillpub_testkit::property_config;
 
 use invariants::{assert_outcome, assert_served_as_given, build};
-
-/// `cases` cases, unless `PROPTEST_CASES` asks for another number. Failures are not written
-/// to files: a failure found becomes a named regression test instead.
-fn config(cases: u32) -> Config {
-    let mut config = Config {
-        failure_persistence: None,
-        ..Config::default()
-    };
-    if std::env::var_os("PROPTEST_CASES").is_none() {
-        config.cases = cases;
-    }
-    config
-}
 
 // The grammar of near-valid `SKILL.md` files.
 
@@ -403,7 +390,7 @@ fn supporting_file() -> impl Strategy<Value = (String, Vec<u8>, bool)> {
 }
 
 proptest! {
-    #![proptest_config(config(256))]
+    #![proptest_config(property_config(256))]
 
     #[test]
     fn arbitrary_bytes_never_panic_and_every_error_is_named(

@@ -113,6 +113,8 @@ impl Cli {
 pub struct Outcome {
     /// Whether it exited with status 0.
     pub success: bool,
+    /// Its exit status, or `None` when a signal ended it.
+    pub code: Option<i32>,
     /// Its standard output, invalid UTF-8 replaced.
     pub stdout: String,
     /// Its standard error, invalid UTF-8 replaced.
@@ -123,6 +125,7 @@ impl From<Output> for Outcome {
     fn from(output: Output) -> Self {
         Self {
             success: output.status.success(),
+            code: output.status.code(),
             stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
         }

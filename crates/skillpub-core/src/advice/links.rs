@@ -421,30 +421,14 @@ mod tests {
         "scripts/run.py",
     ];
 
-    macro_rules! missing {
-        ($name:ident, $body:expr, $target:expr) => {
+    /// A test that `$body` gets exactly one piece of advice, `$code` on `$target`.
+    macro_rules! reports {
+        ($name:ident, $code:literal, $body:expr, $target:expr) => {
             #[test]
             fn $name() {
                 let found = reported($body, FILES);
                 assert_eq!(found.len(), 1, "{found:?}");
-                assert_eq!(
-                    (found[0].0, found[0].1.as_str()),
-                    ("link.missing-file", $target)
-                );
-            }
-        };
-    }
-
-    macro_rules! outside {
-        ($name:ident, $body:expr, $target:expr) => {
-            #[test]
-            fn $name() {
-                let found = reported($body, FILES);
-                assert_eq!(found.len(), 1, "{found:?}");
-                assert_eq!(
-                    (found[0].0, found[0].1.as_str()),
-                    ("link.leaves-skill", $target)
-                );
+                assert_eq!((found[0].0, found[0].1.as_str()), ($code, $target));
             }
         };
     }
@@ -458,63 +442,75 @@ mod tests {
         };
     }
 
-    missing!(
+    reports!(
         a_link_to_a_missing_file,
+        "link.missing-file",
         "See [tools](references/tool-patterns.md).",
         "references/tool-patterns.md"
     );
-    missing!(
+    reports!(
         a_link_whose_target_names_another_folder,
+        "link.missing-file",
         "[references/api.md](reference/api.md)",
         "reference/api.md"
     );
-    missing!(
+    reports!(
         a_reference_definition,
+        "link.missing-file",
         "[api]: references/old.md",
         "references/old.md"
     );
-    missing!(
+    reports!(
         an_html_link,
+        "link.missing-file",
         "<a href=\"references/old.md\">old</a>",
         "references/old.md"
     );
-    missing!(
+    reports!(
         a_code_span_in_a_folder_the_skill_has,
+        "link.missing-file",
         "Read `references/security.md` first.",
         "references/security.md"
     );
-    missing!(
+    reports!(
         a_script_run_by_an_interpreter,
+        "link.missing-file",
         "Run `python scripts/generate_schematic.py \"diagram\"`.",
         "scripts/generate_schematic.py"
     );
-    missing!(
+    reports!(
         a_script_in_fenced_code,
+        "link.missing-file",
         "```sh\npython3 scripts/validate.py --all\n```",
         "scripts/validate.py"
     );
-    missing!(
+    reports!(
         a_path_under_the_skill_dir_variable,
+        "link.missing-file",
         "Run `${CLAUDE_SKILL_DIR}/tools/check.sh`.",
         "${CLAUDE_SKILL_DIR}/tools/check.sh"
     );
-    missing!(
+    reports!(
         a_percent_encoded_link,
+        "link.missing-file",
         "[x](references/tool%2Dpatterns.md)",
         "references/tool%2Dpatterns.md"
     );
-    outside!(
+    reports!(
         a_link_to_a_sibling_skill,
+        "link.leaves-skill",
         "See [build](../firecrawl-build-scrape/SKILL.md).",
         "../firecrawl-build-scrape/SKILL.md"
     );
-    outside!(
+    reports!(
         a_link_up_two_folders,
+        "link.leaves-skill",
         "[README](../../README.md#scripts)",
         "../../README.md#scripts"
     );
-    outside!(
+    reports!(
         a_code_span_through_the_skill_dir,
+        "link.leaves-skill",
         "Query with `${CLAUDE_SKILL_DIR}/../browser-trace/scripts/query.mjs`.",
         "${CLAUDE_SKILL_DIR}/../browser-trace/scripts/query.mjs"
     );

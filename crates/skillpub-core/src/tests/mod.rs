@@ -3,8 +3,6 @@
 mod archives;
 mod codes;
 mod extras;
-#[cfg(feature = "fs")]
-mod folders;
 mod nesting;
 mod start_up;
 mod validation;

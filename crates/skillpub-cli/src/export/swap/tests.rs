@@ -1,31 +1,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use skillpub_testkit::Scratch;
+
 use super::{ASIDE_SUFFIX, Part, Placed, STAGING_PREFIX, place, place_aside, put_back, recover};
-
-/// A scratch folder, removed at the end.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Self {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let path = std::env::temp_dir().join(format!(
-            "skillpub-swap-{name}-{}-{nanos}",
-            std::process::id()
-        ));
-        fs::create_dir_all(&path).unwrap();
-        Self(path)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
 
 fn write(path: &Path, text: &str) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -38,9 +16,9 @@ fn read(path: &Path) -> String {
 
 /// A staging folder and a target folder `agent-skills`, each with an `index.json` of its own.
 fn folders(scratch: &Scratch) -> (PathBuf, Part) {
-    let staging = scratch.0.join(format!("{STAGING_PREFIX}1"));
+    let staging = scratch.path().join(format!("{STAGING_PREFIX}1"));
     write(&staging.join("agent-skills/index.json"), "new");
-    let part = Part::new("agent-skills", scratch.0.join("agent-skills"), true);
+    let part = Part::new("agent-skills", scratch.path().join("agent-skills"), true);
     write(&part.target.join("index.json"), "old");
     (staging, part)
 }
@@ -78,9 +56,9 @@ fn without_an_exchange_a_folder_moves_aside_and_comes_back() {
 #[test]
 fn without_an_exchange_a_file_is_replaced_in_one_rename_and_comes_back() {
     let scratch = Scratch::new("aside-file");
-    let staging = scratch.0.join(format!("{STAGING_PREFIX}1"));
+    let staging = scratch.path().join(format!("{STAGING_PREFIX}1"));
     write(&staging.join("_headers"), "new");
-    let part = Part::new("_headers", scratch.0.join("_headers"), false);
+    let part = Part::new("_headers", scratch.path().join("_headers"), false);
     write(&part.target, "old");
     let how = place_aside(&staging.join("_headers"), &part).unwrap();
     let Placed::Aside(aside) = &how else {
@@ -95,9 +73,9 @@ fn without_an_exchange_a_file_is_replaced_in_one_rename_and_comes_back() {
 #[test]
 fn a_folder_never_replaces_a_file_nor_a_file_a_folder() {
     let scratch = Scratch::new("kinds");
-    let staging = scratch.0.join(format!("{STAGING_PREFIX}1"));
+    let staging = scratch.path().join(format!("{STAGING_PREFIX}1"));
     write(&staging.join("api-catalog/index.json"), "a folder");
-    let file_target = Part::new("api-catalog", scratch.0.join("api-catalog"), true);
+    let file_target = Part::new("api-catalog", scratch.path().join("api-catalog"), true);
     write(&file_target.target, "a file");
     let problem = place(&staging.join("api-catalog"), &file_target).unwrap_err();
     assert!(
@@ -107,7 +85,7 @@ fn a_folder_never_replaces_a_file_nor_a_file_a_folder() {
     assert_eq!(read(&file_target.target), "a file");
 
     write(&staging.join("_headers"), "a file");
-    let folder_target = Part::new("_headers", scratch.0.join("_headers"), false);
+    let folder_target = Part::new("_headers", scratch.path().join("_headers"), false);
     write(&folder_target.target.join("mine"), "kept");
     let problem = place(&staging.join("_headers"), &folder_target).unwrap_err();
     assert!(
@@ -120,7 +98,7 @@ fn a_folder_never_replaces_a_file_nor_a_file_a_folder() {
 #[test]
 fn a_crashed_export_is_cleared_and_a_folder_it_moved_aside_is_put_back() {
     let scratch = Scratch::new("recover");
-    let staging = scratch.0.join(format!("{STAGING_PREFIX}424242"));
+    let staging = scratch.path().join(format!("{STAGING_PREFIX}424242"));
     // The crash came between the two renames: the previous tree is aside, its place empty.
     write(
         &staging.join(format!("agent-skills{ASIDE_SUFFIX}/index.json")),
@@ -130,16 +108,16 @@ fn a_crashed_export_is_cleared_and_a_folder_it_moved_aside_is_put_back() {
     // A previous `_headers` aside whose place is taken again is not put back.
     write(&staging.join(format!("_headers{ASIDE_SUFFIX}")), "older");
     let parts = [
-        Part::new("agent-skills", scratch.0.join("agent-skills"), true),
-        Part::new("_headers", scratch.0.join("_headers"), false),
+        Part::new("agent-skills", scratch.path().join("agent-skills"), true),
+        Part::new("_headers", scratch.path().join("_headers"), false),
     ];
     write(&parts[1].target, "current");
-    write(&scratch.0.join("security.txt"), "not ours");
+    write(&scratch.path().join("security.txt"), "not ours");
 
-    recover(&scratch.0, &parts);
+    recover(scratch.path(), &parts);
 
     assert_eq!(read(&parts[0].target.join("index.json")), "old");
     assert_eq!(read(&parts[1].target), "current");
     assert!(!staging.exists());
-    assert_eq!(read(&scratch.0.join("security.txt")), "not ours");
+    assert_eq!(read(&scratch.path().join("security.txt")), "not ours");
 }

@@ -1,37 +1,11 @@
 //! Reading skills from disk: what is read, what is skipped and what is refused.
 
-use crate::{Catalog, ErrorKind, Errors, PathProblem, Skill, SkillFile, read_skills_folder};
+#![cfg(feature = "fs")]
 
-/// A fresh folder under the system's temporary folder, removed when dropped.
-struct Scratch(std::path::PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Self {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let path = std::env::temp_dir().join(format!(
-            "skillpub-core-{name}-{}-{nanos}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&path).unwrap();
-        Self(path)
-    }
-
-    /// Writes a file, creating its folders.
-    fn write(&self, relative: &str, bytes: impl AsRef<[u8]>) -> std::path::PathBuf {
-        let path = self.0.join(relative);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, bytes).unwrap();
-        path
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use skillpub_core::{
+    Catalog, ErrorKind, Errors, PathProblem, Skill, SkillFile, SkillsFolder, read_skills_folder,
+};
+use skillpub_testkit::Scratch;
 
 fn skill_md(name: &str) -> String {
     format!("---\nname: {name}\ndescription: Does {name}.\n---\nSteps.\n")
@@ -49,7 +23,7 @@ fn a_folder_of_skills_is_read_with_every_file_sorted() {
     dir.write("pdf/references/forms.md", "# Forms\n");
     dir.write("greeting/SKILL.md", skill_md("greeting"));
     dir.write("README.md", "ignored at the top\n");
-    let folder = read_skills_folder(&dir.0).unwrap();
+    let folder = read_skills_folder(dir.path()).unwrap();
     let names: Vec<Option<&str>> = folder
         .skills()
         .iter()
@@ -61,15 +35,19 @@ fn a_folder_of_skills_is_read_with_every_file_sorted() {
     assert_eq!(paths, ["references/forms.md", "scripts/fill.py"]);
     assert_eq!(
         folder.skills()[1].file_sources()[1],
-        dir.0.join("pdf/scripts/fill.py")
+        dir.path().join("pdf/scripts/fill.py")
     );
-    assert!(folder.folders().contains(&dir.0.join("pdf/references")));
+    assert!(
+        folder
+            .folders()
+            .contains(&dir.path().join("pdf/references"))
+    );
 }
 
 #[test]
 fn a_single_skill_folder_is_read_as_one_skill() {
     let dir = Scratch::new("single");
-    let root = dir.0.join("pdf");
+    let root = dir.path().join("pdf");
     dir.write("pdf/SKILL.md", skill_md("pdf"));
     let catalog = Catalog::from_dir(&root).unwrap();
     assert_eq!(catalog.skills().len(), 1);
@@ -80,7 +58,7 @@ fn from_dir_gives_the_same_artifacts_as_skills_built_in_memory() {
     let dir = Scratch::new("same-bytes");
     dir.write("pdf/SKILL.md", skill_md("pdf"));
     dir.write("pdf/references/forms.md", "# Forms\n");
-    let from_disk = Catalog::from_dir(&dir.0).unwrap();
+    let from_disk = Catalog::from_dir(dir.path()).unwrap();
     let in_memory =
         Catalog::new([
             Skill::new(Some("pdf".into()), skill_md("pdf")).with_files(vec![SkillFile::new(
@@ -106,11 +84,11 @@ fn catalogs_from_memory_skip_nothing_and_builders_from_a_folder_keep_the_list() 
         "---\nname: pdf\ndescription: d\nx-team: docs\n---\n",
     );
     dir.write("pdf/.DS_Store", "junk");
-    let folder = read_skills_folder(&dir.0).unwrap();
+    let folder = read_skills_folder(dir.path()).unwrap();
     assert!(folder.catalog().is_err());
     let catalog = folder.builder().allow_unknown_fields(true).build().unwrap();
     assert_eq!(catalog.skipped(), folder.skipped());
-    assert_eq!(catalog.skipped()[0].path, dir.0.join("pdf/.DS_Store"));
+    assert_eq!(catalog.skipped()[0].path, dir.path().join("pdf/.DS_Store"));
     let in_memory = Catalog::new([Skill::new(None, skill_md("pdf"))]).unwrap();
     assert!(in_memory.skipped().is_empty());
 }
@@ -122,11 +100,11 @@ fn hidden_files_and_folders_are_skipped_and_listed() {
     dir.write("pdf/.DS_Store", "junk");
     dir.write("pdf/.git/config", "[core]");
     dir.write(".github/workflows/ci.yml", "on: push");
-    let folder = read_skills_folder(&dir.0).unwrap();
+    let folder = read_skills_folder(dir.path()).unwrap();
     assert!(folder.skills()[0].skill().files().is_empty());
     let skipped: Vec<_> = folder.skipped().iter().map(|s| s.path.clone()).collect();
     assert_eq!(skipped.len(), 3, "{skipped:?}");
-    assert!(skipped.contains(&dir.0.join("pdf/.DS_Store")));
+    assert!(skipped.contains(&dir.path().join("pdf/.DS_Store")));
 }
 
 #[cfg(unix)]
@@ -138,7 +116,7 @@ fn the_executable_bit_is_kept() {
     let tool = dir.write("pdf/assets/tool", "#!/bin/sh\n");
     std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
     dir.write("pdf/assets/data.txt", "x");
-    let folder = read_skills_folder(&dir.0).unwrap();
+    let folder = read_skills_folder(dir.path()).unwrap();
     let files = folder.skills()[0].skill().files();
     assert_eq!(
         (files[0].path(), files[0].mode()),
@@ -154,16 +132,20 @@ fn links_inside_the_skill_are_read_as_files_and_links_outside_are_refused() {
     let dir = Scratch::new("links");
     dir.write("pdf/SKILL.md", skill_md("pdf"));
     let target = dir.write("pdf/references/real.md", "# Real\n");
-    symlink(&target, dir.0.join("pdf/references/alias.md")).unwrap();
-    let folder = read_skills_folder(&dir.0).unwrap();
+    symlink(&target, dir.path().join("pdf/references/alias.md")).unwrap();
+    let folder = read_skills_folder(dir.path()).unwrap();
     let files = folder.skills()[0].skill().files();
     assert_eq!(files[0].path(), "references/alias.md");
     assert_eq!(files[0].bytes().as_ref(), b"# Real\n");
 
     let outside = dir.write("secret.txt", "password");
-    symlink(&outside, dir.0.join("pdf/leak.txt")).unwrap();
-    symlink(dir.0.join("pdf/references"), dir.0.join("pdf/refs")).unwrap();
-    let errors = read_skills_folder(&dir.0).unwrap_err();
+    symlink(&outside, dir.path().join("pdf/leak.txt")).unwrap();
+    symlink(
+        dir.path().join("pdf/references"),
+        dir.path().join("pdf/refs"),
+    )
+    .unwrap();
+    let errors = read_skills_folder(dir.path()).unwrap_err();
     let kinds = kinds(&errors);
     assert!(
         matches!(&kinds[0], ErrorKind::SymlinkOutside { target } if target.ends_with("secret.txt")),
@@ -180,8 +162,8 @@ fn names_that_are_not_utf8_are_refused() {
     let dir = Scratch::new("not-utf8");
     dir.write("pdf/SKILL.md", skill_md("pdf"));
     let name = std::ffi::OsStr::from_bytes(b"caf\xe9.md");
-    std::fs::write(dir.0.join("pdf").join(name), "x").unwrap();
-    let errors = read_skills_folder(&dir.0).unwrap_err();
+    std::fs::write(dir.path().join("pdf").join(name), "x").unwrap();
+    let errors = read_skills_folder(dir.path()).unwrap_err();
     assert_eq!(kinds(&errors), [ErrorKind::NameNotUtf8]);
 }
 
@@ -191,11 +173,11 @@ fn special_files_are_refused() {
     let dir = Scratch::new("fifo");
     dir.write("pdf/SKILL.md", skill_md("pdf"));
     let status = std::process::Command::new("mkfifo")
-        .arg(dir.0.join("pdf/pipe"))
+        .arg(dir.path().join("pdf/pipe"))
         .status()
         .unwrap();
     assert!(status.success());
-    let errors = read_skills_folder(&dir.0).unwrap_err();
+    let errors = read_skills_folder(dir.path()).unwrap_err();
     assert_eq!(kinds(&errors), [ErrorKind::NotARegularFile]);
 }
 
@@ -204,7 +186,7 @@ fn paths_a_url_cannot_carry_are_read_then_refused_by_the_catalog_rule() {
     let dir = Scratch::new("bad-path");
     dir.write("pdf/SKILL.md", skill_md("pdf"));
     dir.write("pdf/my notes.md", "x");
-    let folder = read_skills_folder(&dir.0).unwrap();
+    let folder = read_skills_folder(dir.path()).unwrap();
     let errors = folder.catalog().unwrap_err();
     assert!(matches!(
         &kinds(&errors)[..],
@@ -213,8 +195,8 @@ fn paths_a_url_cannot_carry_are_read_then_refused_by_the_catalog_rule() {
         }]
     ));
     let file = errors.as_slice()[0].file();
-    assert_eq!(file, format!("{}/pdf/my notes.md", dir.0.display()));
-    assert_eq!(Catalog::from_dir(&dir.0).unwrap_err(), errors);
+    assert_eq!(file, format!("{}/pdf/my notes.md", dir.path().display()));
+    assert_eq!(Catalog::from_dir(dir.path()).unwrap_err(), errors);
 }
 
 #[test]
@@ -222,10 +204,10 @@ fn subfolders_without_skill_md_are_skipped_but_a_wrong_case_is_an_error() {
     let dir = Scratch::new("missing");
     dir.write("pdf/SKILL.md", skill_md("pdf"));
     dir.write("shared/notes.md", "x");
-    let folder = read_skills_folder(&dir.0).unwrap();
+    let folder = read_skills_folder(dir.path()).unwrap();
     assert_eq!(folder.skills().len(), 1);
-    assert_eq!(folder.skipped()[0].path, dir.0.join("shared"));
-    let catalog = Catalog::from_dir(&dir.0).unwrap();
+    assert_eq!(folder.skipped()[0].path, dir.path().join("shared"));
+    let catalog = Catalog::from_dir(dir.path()).unwrap();
     assert_eq!(
         catalog.skipped(),
         folder.skipped(),
@@ -235,12 +217,12 @@ fn subfolders_without_skill_md_are_skipped_but_a_wrong_case_is_an_error() {
         catalog.skipped()[0].to_string(),
         format!(
             "skipped {} (the folder has no SKILL.md, so it is not a skill)",
-            dir.0.join("shared").display()
+            dir.path().join("shared").display()
         )
     );
 
     dir.write("lower/skill.md", skill_md("lower"));
-    let errors = read_skills_folder(&dir.0).unwrap_err();
+    let errors = read_skills_folder(dir.path()).unwrap_err();
     assert_eq!(
         kinds(&errors),
         [ErrorKind::SkillMdCase {
@@ -255,21 +237,21 @@ fn skill_md_goes_through_the_same_checks_as_every_file() {
     use std::os::unix::fs::symlink;
     let dir = Scratch::new("skill-md-checks");
     let outside = dir.write("elsewhere/SKILL.md", skill_md("pdf"));
-    std::fs::create_dir_all(dir.0.join("skills/pdf")).unwrap();
-    symlink(&outside, dir.0.join("skills/pdf/SKILL.md")).unwrap();
-    let errors = read_skills_folder(dir.0.join("skills")).unwrap_err();
+    std::fs::create_dir_all(dir.path().join("skills/pdf")).unwrap();
+    symlink(&outside, dir.path().join("skills/pdf/SKILL.md")).unwrap();
+    let errors = read_skills_folder(dir.path().join("skills")).unwrap_err();
     assert!(
         matches!(&kinds(&errors)[..], [ErrorKind::SymlinkOutside { .. }]),
         "{errors}"
     );
 
-    std::fs::remove_file(dir.0.join("skills/pdf/SKILL.md")).unwrap();
+    std::fs::remove_file(dir.path().join("skills/pdf/SKILL.md")).unwrap();
     let status = std::process::Command::new("mkfifo")
-        .arg(dir.0.join("skills/pdf/SKILL.md"))
+        .arg(dir.path().join("skills/pdf/SKILL.md"))
         .status()
         .unwrap();
     assert!(status.success());
-    let errors = read_skills_folder(dir.0.join("skills")).unwrap_err();
+    let errors = read_skills_folder(dir.path().join("skills")).unwrap_err();
     assert_eq!(
         kinds(&errors),
         [ErrorKind::NotARegularFile],
@@ -284,11 +266,15 @@ fn broken_links_links_to_hidden_files_and_linked_skill_folders_are_refused() {
     let dir = Scratch::new("odd-links");
     dir.write("skills/pdf/SKILL.md", skill_md("pdf"));
     dir.write("skills/pdf/.env", "SECRET=1");
-    symlink("missing.md", dir.0.join("skills/pdf/dangling.md")).unwrap();
-    symlink(".env", dir.0.join("skills/pdf/env.txt")).unwrap();
+    symlink("missing.md", dir.path().join("skills/pdf/dangling.md")).unwrap();
+    symlink(".env", dir.path().join("skills/pdf/env.txt")).unwrap();
     dir.write("real/other/SKILL.md", skill_md("other"));
-    symlink(dir.0.join("real/other"), dir.0.join("skills/other")).unwrap();
-    let errors = read_skills_folder(dir.0.join("skills")).unwrap_err();
+    symlink(
+        dir.path().join("real/other"),
+        dir.path().join("skills/other"),
+    )
+    .unwrap();
+    let errors = read_skills_folder(dir.path().join("skills")).unwrap_err();
     let found = kinds(&errors);
     assert!(found.contains(&ErrorKind::SymlinkedFolder), "{errors}");
     assert!(
@@ -311,9 +297,9 @@ fn broken_links_links_to_hidden_files_and_linked_skill_folders_are_refused() {
 fn a_skill_with_a_refused_file_is_still_read_for_linting() {
     let dir = Scratch::new("lint-partial");
     dir.write("pdf/SKILL.md", "---\nname: PDF\ndescription: d\n---\n");
-    std::os::unix::fs::symlink("missing.md", dir.0.join("pdf/dangling.md")).unwrap();
+    std::os::unix::fs::symlink("missing.md", dir.path().join("pdf/dangling.md")).unwrap();
     dir.write("pdf/good.md", "x");
-    let folder = crate::SkillsFolder::read(&dir.0);
+    let folder = SkillsFolder::read(dir.path());
     assert_eq!(folder.errors().len(), 1);
     assert_eq!(folder.skills()[0].skill().files().len(), 1);
     let errors = folder.catalog().unwrap_err();
@@ -331,7 +317,7 @@ fn a_missing_folder_or_a_file_is_an_error() {
         kinds(&read_skills_folder(&file).unwrap_err()),
         [ErrorKind::NotAFolder]
     );
-    let missing = read_skills_folder(dir.0.join("nope")).unwrap_err();
+    let missing = read_skills_folder(dir.path().join("nope")).unwrap_err();
     assert!(matches!(kinds(&missing)[..], [ErrorKind::Io(_)]));
 }
 
@@ -340,14 +326,14 @@ fn the_file_limit_counts_skill_md() {
     let dir = Scratch::new("many");
     dir.write("pdf/SKILL.md", skill_md("pdf"));
     for at in 0..511 {
-        dir.write(&format!("pdf/f/{at}.txt"), "x");
+        dir.write(format!("pdf/f/{at}.txt"), "x");
     }
     assert!(
-        read_skills_folder(&dir.0).is_ok(),
+        read_skills_folder(dir.path()).is_ok(),
         "512 files with SKILL.md is the limit"
     );
     dir.write("pdf/f/one-more.txt", "x");
-    let errors = read_skills_folder(&dir.0).unwrap_err();
+    let errors = read_skills_folder(dir.path()).unwrap_err();
     assert_eq!(
         kinds(&errors),
         [ErrorKind::TooManyFiles {
@@ -365,11 +351,11 @@ fn the_size_limit_counts_every_byte() {
     let limit = 16 * 1024 * 1024;
     dir.write("pdf/assets/big.bin", vec![0_u8; limit - skill_md.len()]);
     assert!(
-        read_skills_folder(&dir.0).is_ok(),
+        read_skills_folder(dir.path()).is_ok(),
         "exactly 16 MiB is allowed"
     );
     dir.write("pdf/assets/one.bin", "x");
-    let errors = read_skills_folder(&dir.0).unwrap_err();
+    let errors = read_skills_folder(dir.path()).unwrap_err();
     assert_eq!(
         kinds(&errors),
         [ErrorKind::TooLarge {
@@ -399,8 +385,12 @@ fn a_skill_over_the_size_limit_is_refused_before_its_files_are_read() {
         .unwrap()
         .set_len(gigabyte)
         .unwrap();
-    let folder = crate::SkillsFolder::read(&dir.0);
-    let kinds: Vec<&ErrorKind> = folder.errors().iter().map(crate::Error::kind).collect();
+    let folder = SkillsFolder::read(dir.path());
+    let kinds: Vec<&ErrorKind> = folder
+        .errors()
+        .iter()
+        .map(skillpub_core::Error::kind)
+        .collect();
     assert!(
         matches!(kinds[..], [ErrorKind::TooLarge { bytes, .. }] if *bytes == gigabyte + skill_md.len() as u64),
         "{kinds:?}"
