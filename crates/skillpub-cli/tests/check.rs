@@ -346,7 +346,7 @@ async fn the_authoring_advice_is_a_line_per_rule_with_its_code() {
     .await;
     assert_eq!(
         report.message("ok", "greeting", "skill.advice"),
-        "SKILL.md follows the authoring advice"
+        "SKILL.md has no authoring warnings"
     );
 }
 

@@ -306,7 +306,7 @@ checks! {
         problem not_started(left_out: usize, total: usize) =>
             "the deadline passed before {left_out} of {total} downloads started, so they were not checked; allow more time (skillpub check --max-time)";
 
-        ok follows_advice() => "{SKILL_MD} follows the authoring advice";
+        ok follows_advice() => "{SKILL_MD} has no authoring warnings";
     }
 }
 
