@@ -63,13 +63,16 @@
 //! | `server` | `serve`: a hardened HTTP/1.1 server for any `Router` (header-read and idle timeouts, graceful shutdown, flood resistance) | no (yes in the `skillpub` facade) |
 
 mod coding;
+mod hosts;
 mod link;
+mod live;
 mod policy;
 mod router;
 #[cfg(feature = "server")]
 pub mod serve;
 
 pub use coding::{BROTLI_QUALITY, BROTLI_WINDOW};
+pub use hosts::{Hosts, InvalidHost};
 pub use link::{
     AgentSkillsLink, AgentSkillsLinkLayer, InvalidBasePath, InvalidIndexUrl, ResponseFuture,
 };
@@ -77,7 +80,7 @@ pub use policy::{
     ALLOWED_METHODS, COMMON_HEADERS, DEFAULT_CACHE_CONTROL, DEFAULT_CORS_MAX_AGE,
     DEFAULT_ERROR_CACHE_CONTROL, PREFLIGHT_HEADERS, Rejection,
 };
-pub use router::{RouterBuilder, router};
+pub use router::{RouterBuilder, live_router, router};
 #[cfg(feature = "server")]
 #[doc(inline)]
 pub use serve::serve;
