@@ -69,6 +69,7 @@
 
 mod http;
 mod instructions;
+mod live;
 mod prompts;
 mod server;
 mod skills;
@@ -76,6 +77,7 @@ mod tools;
 
 pub use http::{HttpOptions, LOOPBACK_HOSTS, LOOPBACK_ORIGINS, McpService};
 pub use instructions::INSTRUCTIONS_LIMIT;
+pub use live::LiveMcpSkills;
 pub use prompts::prompt_not_found;
 pub use server::{CacheHinted, SkillsServer, capabilities, fit_to_peer};
 pub use skills::{
