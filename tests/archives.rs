@@ -1,17 +1,15 @@
 //! The archives of a multi-file skill, downloaded over real TCP and unpacked by the system's
 //! `tar` and `unzip` and by the tar and zip crates: every file equals the source folder's.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use axum::Router;
-use common::{Scratch, request, serve};
 use skillpub::Catalog;
 use skillpub::model::{Digest, INDEX_PATH};
+use skillpub_testkit::{Scratch, request, serve};
 
 const SKILLS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills");
 const SKILL: &str = "publish-agent-skills";

@@ -3,14 +3,15 @@
 //! second, and SIGTERM still stops it gracefully with status 0.
 #![cfg(unix)]
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::net::{SocketAddr, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
+
+use skillpub_testkit::{Running, built_binary, request_blocking};
 
 /// The demo's open-file limit.
 const OPEN_FILES: usize = 256;
@@ -22,50 +23,16 @@ const FLOOD: usize = 800;
 /// The bound the README states for a request sent during the flood.
 const ANSWERED_WITHIN: Duration = Duration::from_secs(1);
 
-/// The basic demo, which `cargo test` builds with the tests.
-fn basic_demo() -> PathBuf {
-    let test = std::env::current_exe().unwrap();
-    let profile_dir = test.parent().and_then(Path::parent).unwrap();
-    let binary = profile_dir.join("examples/basic");
-    assert!(
-        binary.exists(),
-        "{} is missing; run `cargo test --workspace`, which builds the examples",
-        binary.display()
-    );
-    binary
-}
-
-/// A child process, killed and reaped when dropped.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Starts the demo on a free port under `ulimit -n 256`; `exec` leaves no shell behind.
+/// Starts the basic demo (which `cargo test` builds with the tests) on a free port under
+/// `ulimit -n 256`; `exec` leaves no shell behind.
 fn start_demo() -> (Running, SocketAddr) {
-    let mut child = Command::new("sh")
-        .args(["-c", &format!("ulimit -n {OPEN_FILES} && exec \"$0\"")])
-        .arg(basic_demo())
-        .env("SKILLPUB_ADDR", "127.0.0.1:0")
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("Agent Skills index: http://")
-        .and_then(|rest| rest.split('/').next())
-        .unwrap_or_else(|| panic!("the demo printed {line:?}"))
-        .parse()
-        .unwrap();
-    (Running(child), addr)
+    let (demo, announced) = Running::announced(
+        Command::new("sh")
+            .args(["-c", &format!("ulimit -n {OPEN_FILES} && exec \"$0\"")])
+            .arg(built_binary("examples/basic"))
+            .env("SKILLPUB_ADDR", "127.0.0.1:0"),
+    );
+    (demo, announced.addr)
 }
 
 /// Opens connections until `stop` is set or [`FLOOD`] are open, and holds them: every other one
@@ -88,22 +55,8 @@ fn flood(addr: SocketAddr, opened: Arc<AtomicUsize>, stop: Arc<AtomicBool>) -> V
 /// `GET /.well-known/agent-skills/index.json`; the status line, and how long the answer took.
 fn get_index(addr: SocketAddr) -> (String, Duration) {
     let started = Instant::now();
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
-    write!(
-        stream,
-        "GET {} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n",
-        skillpub::model::INDEX_PATH
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream
-        .read_to_string(&mut answer)
-        .expect("an answer within 30 s");
-    let status = answer.lines().next().unwrap_or_default().to_owned();
-    (status, started.elapsed())
+    let answer = request_blocking(addr, "GET", skillpub::model::INDEX_PATH, &[]);
+    (answer.status_line().to_owned(), started.elapsed())
 }
 
 #[test]
@@ -136,22 +89,10 @@ fn the_basic_demo_answers_during_a_flood_at_its_open_file_limit() {
     assert!(took < ANSWERED_WITHIN, "answered after {took:?}");
 
     // Still graceful after the flood: SIGTERM, status 0, promptly.
-    let status = Command::new("kill")
-        .args(["-TERM", &demo.0.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let signalled = Instant::now();
-    let exit = loop {
-        if let Some(exit) = demo.0.try_wait().unwrap() {
-            break exit;
-        }
-        assert!(
-            signalled.elapsed() < Duration::from_secs(5),
-            "still running after SIGTERM"
-        );
-        thread::sleep(Duration::from_millis(10));
-    };
+    demo.signal("-TERM");
+    let exit = demo
+        .wait_within(Duration::from_secs(5))
+        .expect("still running after SIGTERM");
     assert!(exit.success(), "{exit}");
     drop(held);
 }

@@ -6,10 +6,11 @@ use std::collections::{HashMap, HashSet};
 
 use axum::extract::State;
 use axum::{Router, routing::get};
-use common::{Wire, example_catalog, request, serve};
+use common::example_catalog;
 use skillpub::Catalog;
 use skillpub::model::{Digest, INDEX_PATH, UrlStyle};
 use skillpub::web::AgentSkillsLinkLayer;
+use skillpub_testkit::{Response, decode, request, serve};
 
 const PATHS_THAT_DO_NOT: [&str; 11] = [
     "/.well-known/agent-skills/no-such-skill/SKILL.md",
@@ -50,7 +51,7 @@ async fn app_addr() -> std::net::SocketAddr {
     serve(Router::new().merge(skillpub::web::router(full_catalog()))).await
 }
 
-fn assert_common_headers(wire: &Wire) {
+fn assert_common_headers(wire: &Response) {
     assert_eq!(wire.header("access-control-allow-origin"), Some("*"));
     assert_eq!(wire.header("access-control-expose-headers"), Some("ETag"));
     assert_eq!(wire.header("x-content-type-options"), Some("nosniff"));
@@ -61,13 +62,13 @@ fn assert_common_headers(wire: &Wire) {
     assert!(wire.header("cache-control").is_some());
 }
 
-/// Sends GET and HEAD and checks that they agree on the wire.
-async fn get_and_head(addr: std::net::SocketAddr, path: &str, headers: &[(&str, &str)]) -> Wire {
-    let get = request(addr, "GET", path, headers).await;
-    let head = request(addr, "HEAD", path, headers).await;
-    assert_eq!(get.status, head.status, "{path}");
-    assert_eq!(get.headers, head.headers, "{path}");
-    assert!(head.body.is_empty(), "{path}: HEAD sent a body");
+/// Sends GET and HEAD, checks that they agree on the wire, and that the body is not chunked.
+async fn get_and_head(
+    addr: std::net::SocketAddr,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> Response {
+    let get = skillpub_testkit::get_and_head(addr, path, headers).await;
     assert!(get.header("transfer-encoding").is_none(), "{path}: chunked");
     get
 }
@@ -223,24 +224,8 @@ async fn the_router_merges_into_an_app_with_its_own_routes_and_state() {
 }
 
 /// The bytes a client gets after removing the `Content-Encoding` the wire names.
-fn decoded(wire: &Wire) -> Vec<u8> {
-    use std::io::Read;
-    let mut plain = Vec::new();
-    match wire.header("content-encoding") {
-        None | Some("identity") => plain.clone_from(&wire.body),
-        Some("gzip") => {
-            flate2::read::GzDecoder::new(&wire.body[..])
-                .read_to_end(&mut plain)
-                .unwrap();
-        }
-        Some("br") => {
-            brotli::Decompressor::new(&wire.body[..], 4096)
-                .read_to_end(&mut plain)
-                .unwrap();
-        }
-        Some(other) => panic!("unexpected Content-Encoding {other}"),
-    }
-    plain
+fn decoded(wire: &Response) -> Vec<u8> {
+    decode(wire.header("content-encoding"), &wire.body)
 }
 
 /// A page of the host app, long enough for the compression layer to compress it.

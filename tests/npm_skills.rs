@@ -7,112 +7,52 @@
 //! unless `SKILLPUB_REQUIRE_EXTERNAL=1` is set (as `.ci/run` does), which makes it fail instead.
 //! `.ci/run` installs Node.js when missing and warms the npm cache.
 
-mod common;
-
-use std::io::Write;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{Scratch, request};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use skillpub_testkit::{Running, Scratch, built_binary, npx_or_skip, request};
 
 const SKILLS_CLI: &str = "skills@1.7.4";
 const NODE: &str = "node@22";
 const NPX_TIMEOUT: Duration = Duration::from_secs(600);
 const EXAMPLE_SKILLS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills");
 
-/// Whether `npx` runs. When it does not, the test is skipped with one line on stderr (written
-/// past the test harness's capture, so that `cargo test` shows it), or fails when
-/// `SKILLPUB_REQUIRE_EXTERNAL=1` says that every external tool must be there.
-fn npx_available(test: &str) -> bool {
-    let problem = match std::process::Command::new("npx")
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-    {
-        Ok(status) if status.success() => return true,
-        Ok(status) => format!("`npx --version` failed ({status})"),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            "`npx` (Node.js) is not on PATH".to_owned()
-        }
-        Err(error) => format!("`npx` cannot be run ({error})"),
-    };
-    let missing = format!(
-        "{problem}; install Node.js and npm (Debian: `apt-get install nodejs npm`, or https://nodejs.org)"
-    );
-    assert!(
-        std::env::var_os("SKILLPUB_REQUIRE_EXTERNAL").is_none_or(|value| value != "1"),
-        "{test}: SKILLPUB_REQUIRE_EXTERNAL=1 asks for every external tool, but {missing}"
-    );
-    let _ = writeln!(std::io::stderr(), "{test}: skipped: {missing}");
-    false
-}
-
-/// A demo binary that `cargo test --workspace` builds before it runs any test: `examples/basic`
-/// of this package, or the `skillpub-example-multi-file` package's binary (built for that
-/// package's own integration test).
-fn demo_binary(relative: &str) -> PathBuf {
-    let test = std::env::current_exe().unwrap();
-    let profile_dir = test.parent().and_then(Path::parent).unwrap();
-    let binary = profile_dir.join(relative);
-    assert!(
-        binary.exists(),
-        "{} is missing; run `cargo test --workspace`, which builds the demos",
-        binary.display()
-    );
-    binary
-}
-
 /// A demo running on a free port; stopped when dropped.
 struct Demo {
-    _child: Child,
+    _running: Running,
     origin: String,
     addr: SocketAddr,
 }
 
-async fn start_demo(relative: &str) -> Demo {
-    let mut child = Command::new(demo_binary(relative))
-        .env("SKILLPUB_ADDR", "127.0.0.1:0")
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start the demo");
-    let stdout = child.stdout.take().unwrap();
-    let line = BufReader::new(stdout)
-        .lines()
-        .next_line()
-        .await
-        .unwrap()
-        .expect("the demo prints its URL");
-    let url = line.rsplit(' ').next().unwrap();
-    let origin = url
-        .strip_suffix(skillpub::model::INDEX_PATH)
-        .expect("the printed URL is the index")
-        .to_owned();
-    let addr = origin.strip_prefix("http://").unwrap().parse().unwrap();
+/// Starts a demo binary that `cargo test --workspace` builds before it runs any test:
+/// `examples/basic` of this package, or the `skillpub-example-multi-file` package's binary
+/// (built for that package's own integration test).
+fn start_demo(relative: &str) -> Demo {
+    let (running, announced) = Running::announced(
+        Command::new(built_binary(relative)).env("SKILLPUB_ADDR", "127.0.0.1:0"),
+    );
+    assert_eq!(
+        announced.path,
+        skillpub::model::INDEX_PATH,
+        "the printed URL is the index"
+    );
     Demo {
-        _child: child,
-        origin,
-        addr,
+        _running: running,
+        origin: announced.origin(),
+        addr: announced.addr,
     }
 }
 
-/// Runs `skills <arguments>` through npx in a scratch project, stdin closed, no telemetry.
-async fn skills(scratch: &Scratch, arguments: &str) -> String {
+/// Runs `skills <arguments>` through `npx` in a scratch project, stdin closed, no telemetry.
+async fn skills(npx: &Path, scratch: &Scratch, arguments: &str) -> String {
     let npm_cache = std::env::var_os("npm_config_cache")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
             PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".npm")
         });
-    for folder in ["home", "project"] {
-        std::fs::create_dir_all(scratch.path().join(folder)).unwrap();
-    }
-    let command = Command::new("npx")
+    let command = tokio::process::Command::new(npx)
         .args([
             "--yes",
             "-p",
@@ -122,8 +62,8 @@ async fn skills(scratch: &Scratch, arguments: &str) -> String {
             "-c",
             &format!("skills {arguments}"),
         ])
-        .current_dir(scratch.path().join("project"))
-        .env("HOME", scratch.path().join("home"))
+        .current_dir(scratch.folder("project"))
+        .env("HOME", scratch.folder("home"))
         .env("npm_config_cache", npm_cache)
         .env("DISABLE_TELEMETRY", "1")
         .env("DO_NOT_TRACK", "1")
@@ -149,12 +89,13 @@ async fn skills(scratch: &Scratch, arguments: &str) -> String {
 
 /// Lists and installs every skill of a demo, then checks each installed file against the
 /// bytes the demo serves for it.
-async fn list_and_install(demo: &Demo, names: &[&str], scratch: &Scratch) -> PathBuf {
-    let listed = skills(scratch, &format!("add {} --list", demo.origin)).await;
+async fn list_and_install(npx: &Path, demo: &Demo, names: &[&str], scratch: &Scratch) -> PathBuf {
+    let listed = skills(npx, scratch, &format!("add {} --list", demo.origin)).await;
     for name in names {
         assert!(listed.contains(name), "`{name}` is not listed:\n{listed}");
     }
     let output = skills(
+        npx,
         scratch,
         &format!("add {} --skill '*' -a claude-code -y", demo.origin),
     )
@@ -174,29 +115,32 @@ async fn list_and_install(demo: &Demo, names: &[&str], scratch: &Scratch) -> Pat
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_skills_cli_installs_every_skill_of_the_basic_demo_byte_for_byte() {
-    if !npx_available("the_skills_cli_installs_every_skill_of_the_basic_demo_byte_for_byte") {
+    let Some(npx) =
+        npx_or_skip("the_skills_cli_installs_every_skill_of_the_basic_demo_byte_for_byte")
+    else {
         return;
-    }
-    let demo = start_demo("examples/basic").await;
+    };
+    let demo = start_demo("examples/basic");
     let scratch = Scratch::new("npm-basic");
-    list_and_install(&demo, &["verify-skill-digests", "write-skill-md"], &scratch).await;
+    let names = ["verify-skill-digests", "write-skill-md"];
+    list_and_install(&npx, &demo, &names, &scratch).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_skills_cli_installs_the_multi_file_skill_with_its_references_and_scripts() {
-    if !npx_available(
-        "the_skills_cli_installs_the_multi_file_skill_with_its_references_and_scripts",
-    ) {
+    let Some(npx) =
+        npx_or_skip("the_skills_cli_installs_the_multi_file_skill_with_its_references_and_scripts")
+    else {
         return;
-    }
-    let demo = start_demo("skillpub-example-multi-file").await;
+    };
+    let demo = start_demo("skillpub-example-multi-file");
     let names = [
         "publish-agent-skills",
         "verify-skill-digests",
         "write-skill-md",
     ];
     let scratch = Scratch::new("npm-multi-file");
-    let installed = list_and_install(&demo, &names, &scratch)
+    let installed = list_and_install(&npx, &demo, &names, &scratch)
         .await
         .join("publish-agent-skills");
     let source = Path::new(EXAMPLE_SKILLS).join("publish-agent-skills");

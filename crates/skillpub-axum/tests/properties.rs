@@ -15,25 +15,12 @@ use axum::Router;
 use http::header::{ACCEPT_ENCODING, IF_MATCH, IF_NONE_MATCH};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
 use proptest::prelude::*;
-use proptest::test_runner::Config;
 use skillpub_core::{
     API_CATALOG_PATH, ArchiveFormat, Artifact, Catalog, Skill, SkillFile, WELL_KNOWN_PATH,
 };
+use skillpub_testkit::property_config;
 
 use invariants::{artifact, check, check_get_and_head, send};
-
-/// `cases` cases, unless `PROPTEST_CASES` asks for another number. Failures are not written
-/// to files: a failure found becomes a named regression test instead.
-fn config(cases: u32) -> Config {
-    let mut config = Config {
-        failure_persistence: None,
-        ..Config::default()
-    };
-    if std::env::var_os("PROPTEST_CASES").is_none() {
-        config.cases = cases;
-    }
-    config
-}
 
 const PDF: &str = "---\nname: pdf\ndescription: Reads PDF files.\n---\nSee references/forms.md.\n";
 const NOTE: &str = "---\nname: note\ndescription: Takes notes.\n---\nWrite it down.\n";
@@ -317,7 +304,7 @@ fn headers() -> impl Strategy<Value = Headers> {
 }
 
 proptest! {
-    #![proptest_config(config(512))]
+    #![proptest_config(property_config(512))]
 
     #[test]
     fn any_request_gets_a_sound_answer_and_head_gets_the_headers_of_get(

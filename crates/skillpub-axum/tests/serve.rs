@@ -15,6 +15,9 @@ use axum::routing::get;
 use bytes::Bytes;
 use http_body::Frame;
 use skillpub_axum::serve::{Serve, ServeError};
+use skillpub_testkit::{
+    Response, closed_within, finish_response, read_response, send_get, still_open,
+};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::oneshot;
@@ -120,70 +123,6 @@ impl Drop for Running {
     }
 }
 
-/// Sends a keep-alive `GET path`.
-async fn send_get(stream: &mut TcpStream, path: &str) {
-    let head = format!("GET {path} HTTP/1.1\r\nHost: test\r\n\r\n");
-    stream.write_all(head.as_bytes()).await.unwrap();
-}
-
-/// Reads one response: its head, and a body delimited by `Content-Length` or chunked.
-async fn read_response(stream: &mut TcpStream) -> (String, Vec<u8>) {
-    finish_response(stream, Vec::new()).await
-}
-
-/// Reads the rest of a response of which `raw` has been read.
-async fn finish_response(stream: &mut TcpStream, mut raw: Vec<u8>) -> (String, Vec<u8>) {
-    let mut chunk = [0; 64 * 1024];
-    let head_end = loop {
-        if let Some(end) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
-            break end + 4;
-        }
-        let n = stream.read(&mut chunk).await.unwrap();
-        assert!(n > 0, "closed before a response head: {raw:?}");
-        raw.extend_from_slice(&chunk[..n]);
-    };
-    let head = String::from_utf8(raw[..head_end].to_vec()).unwrap();
-    let length = head
-        .lines()
-        .find_map(|line| {
-            line.to_ascii_lowercase()
-                .strip_prefix("content-length: ")
-                .map(str::to_owned)
-        })
-        .map(|value| value.trim().parse::<usize>().unwrap());
-    let mut body = raw.split_off(head_end);
-    loop {
-        let done = match length {
-            Some(length) => body.len() >= length,
-            None => body.ends_with(b"0\r\n\r\n"),
-        };
-        if done {
-            return (head, body);
-        }
-        let n = stream.read(&mut chunk).await.unwrap();
-        assert!(n > 0, "closed in the middle of a response: {head}");
-        body.extend_from_slice(&chunk[..n]);
-    }
-}
-
-/// Waits until the server closes `stream` (end of file or reset), failing if it sends data or
-/// keeps it open past `limit`; returns how long that took.
-async fn closed_within(stream: &mut TcpStream, limit: Duration) -> Duration {
-    let started = Instant::now();
-    let mut byte = [0; 1];
-    match timeout(limit, stream.read(&mut byte)).await {
-        Ok(Ok(0) | Err(_)) => started.elapsed(),
-        Ok(Ok(_)) => panic!("the server sent data instead of closing"),
-        Err(_) => panic!("still open after {limit:?}"),
-    }
-}
-
-/// Whether the server still holds `stream` open after `wait`.
-async fn still_open(stream: &mut TcpStream, wait: Duration) -> bool {
-    let mut byte = [0; 1];
-    timeout(wait, stream.read(&mut byte)).await.is_err()
-}
-
 #[tokio::test]
 async fn a_silent_connection_is_closed_within_the_header_timeout() {
     let header = Duration::from_millis(300);
@@ -233,14 +172,14 @@ async fn a_keep_alive_connection_is_closed_after_the_idle_timeout_and_not_the_he
     let server = Running::start(|s| s.header_read_timeout(header).idle_timeout(idle)).await;
     let mut stream = TcpStream::connect(server.addr).await.unwrap();
     send_get(&mut stream, "/").await;
-    let (head, body) = read_response(&mut stream).await;
+    let Response { head, body, .. } = read_response(&mut stream).await;
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
     assert_eq!(body, b"hello");
 
     // Idle for twice the header timeout: the connection still takes a request.
     sleep(header * 2).await;
     send_get(&mut stream, "/").await;
-    let (head, _) = read_response(&mut stream).await;
+    let Response { head, .. } = read_response(&mut stream).await;
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
 
     let idle_for = closed_within(&mut stream, idle + SLACK).await;
@@ -256,7 +195,7 @@ async fn a_response_slower_than_every_timeout_is_never_cut() {
     let server = Running::start(|s| s.header_read_timeout(short).idle_timeout(short)).await;
     let mut stream = TcpStream::connect(server.addr).await.unwrap();
     send_get(&mut stream, "/slow").await;
-    let (head, body) = read_response(&mut stream).await;
+    let Response { head, body, .. } = read_response(&mut stream).await;
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
     assert_eq!(String::from_utf8(body).unwrap().matches("tick").count(), 3);
 }
@@ -273,7 +212,7 @@ async fn a_large_response_read_slowly_is_never_cut() {
     stream.read_exact(&mut first).await.unwrap();
     // The client stops reading for five idle timeouts: the response waits in the server.
     sleep(short * 5).await;
-    let (_, body) = finish_response(&mut stream, first.to_vec()).await;
+    let Response { body, .. } = finish_response(&mut stream, first.to_vec()).await;
     assert_eq!(body.len(), LARGE, "the response was cut");
 }
 
@@ -360,7 +299,7 @@ async fn at_the_connection_cap_the_oldest_quiet_connection_makes_room() {
 
     let mut third = TcpStream::connect(server.addr).await.unwrap();
     send_get(&mut third, "/").await;
-    let (head, _) = timeout(SLACK, read_response(&mut third)).await.unwrap();
+    let Response { head, .. } = timeout(SLACK, read_response(&mut third)).await.unwrap();
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
     closed_within(&mut oldest, Duration::from_millis(100)).await;
     assert!(still_open(&mut newer, Duration::from_millis(200)).await);
@@ -376,10 +315,10 @@ async fn at_the_connection_cap_a_busy_connection_is_never_closed() {
 
     let mut waiting = TcpStream::connect(server.addr).await.unwrap();
     send_get(&mut waiting, "/").await;
-    let (_, body) = finish_response(&mut busy, first.to_vec()).await;
+    let Response { body, .. } = finish_response(&mut busy, first.to_vec()).await;
     assert_eq!(String::from_utf8_lossy(&body).matches("tick").count(), 4);
     // The waiting request is answered once the busy one is done and its connection idle.
-    let (head, _) = timeout(SLACK, read_response(&mut waiting)).await.unwrap();
+    let Response { head, .. } = timeout(SLACK, read_response(&mut waiting)).await.unwrap();
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
 }
 

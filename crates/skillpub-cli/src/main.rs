@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 mod check;
 mod export;
 mod lint;
+mod new;
 mod serve;
 
 /// What `skillpub`, `skillpub -h` and `skillpub --help` print above the usage: every command,
@@ -17,6 +18,7 @@ Publish and check Agent Skills (agentskills.io, discovery draft 0.2.0).
 
   skillpub check https://example.com   check a live site like a strict client
   skillpub lint skills/                validate skill folders before they are published
+  skillpub new order-status            start a skill: frontmatter and the five sections to fill in
   skillpub export skills/ public/      write them as a static tree for nginx or a CDN
   skillpub serve skills/ --watch       serve them locally, rebuilt as files change";
 
@@ -32,8 +34,11 @@ struct Cli {
 enum Command {
     /// Check a live site's /.well-known/agent-skills/ like a strict client; exit 1 on any failure.
     Check(check::Args),
-    /// Validate skill folders (or folders of skill folders); exit 1 on any error.
+    /// Validate skill folders (or folders of skill folders) and give authoring advice; exit 1
+    /// on any error (or warning, with --deny-warnings).
     Lint(lint::Args),
+    /// Create NAME/SKILL.md with valid frontmatter and the five sections of a website skill.
+    New(new::Args),
     /// Write the skills as a static tree under OUT_DIR/.well-known/, with nginx and _headers
     /// configuration, byte-identical to what the router serves.
     Export(export::Args),
@@ -56,6 +61,7 @@ fn main() -> ExitCode {
     let passed = match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Lint(args) => lint::run(&args),
+        Command::New(args) => new::run(&args),
         Command::Export(args) => export::run(&args),
         Command::Serve(args) => serve::run(&args),
     };
@@ -91,6 +97,7 @@ mod tests {
         for line in [
             "skillpub check https://example.com",
             "skillpub lint skills/",
+            "skillpub new order-status",
             "skillpub export skills/ public/",
             "skillpub serve skills/ --watch",
         ] {
@@ -101,7 +108,7 @@ mod tests {
     #[test]
     fn long_help_shows_the_same_commands() {
         let help = Cli::command().render_long_help().to_string();
-        for command in ["check", "lint", "export", "serve"] {
+        for command in ["check", "lint", "new", "export", "serve"] {
             assert!(
                 help.contains(&format!("  skillpub {command} ")),
                 "`skillpub {command}` is missing from:\n{help}"

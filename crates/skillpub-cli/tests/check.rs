@@ -10,27 +10,18 @@ use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderValue, Method, Request, Response, StatusCode};
 use skillpub_core::{Catalog, Digest, SCHEMA_URI, Skill};
+use skillpub_testkit::{Cli, serve, serve_raw};
 
 const SKILL_MD: &str =
     "---\nname: greeting\ndescription: Greets the user by name.\n---\nSay hello.\n";
 
-/// Serves `app` on a free port of 127.0.0.1 until the test ends.
-async fn serve(app: Router) -> SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    addr
-}
+/// The binary under test.
+const SKILLPUB: Cli = Cli::new(env!("CARGO_BIN_EXE_skillpub"));
 
 /// Runs `skillpub` with the arguments; returns whether it exited 0, and stdout.
 async fn skillpub(args: &[&str]) -> (bool, String) {
-    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_skillpub"))
-        .args(args)
-        .output()
-        .await
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    (output.status.success(), stdout)
+    let outcome = SKILLPUB.run_async(args).await;
+    (outcome.success, outcome.stdout)
 }
 
 async fn check(addr: SocketAddr, extra: &[&str]) -> (bool, String) {
@@ -264,10 +255,13 @@ async fn the_demo_passes_every_check() {
     );
 }
 
+/// A skill that draws no authoring advice either.
+const WELL_WRITTEN: &str = "---\nname: greeting\ndescription: Greets the user by name. Use when a conversation starts.\n---\nSay hello.\n";
+
 #[tokio::test(flavor = "multi_thread")]
 async fn json_output_is_one_report() {
     let addr = serve(skillpub_axum::router(
-        Catalog::new([Skill::from_static(SKILL_MD)]).unwrap(),
+        Catalog::new([Skill::from_static(WELL_WRITTEN)]).unwrap(),
     ))
     .await;
     let (passed, report) = check_json(addr, &[]).await;
@@ -290,6 +284,70 @@ async fn json_output_is_one_report() {
     ] {
         assert!(report.checks().iter().any(|c| c["code"] == code), "{code}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_authoring_advice_is_a_line_per_rule_with_its_code() {
+    static SCRIPT: [skillpub_core::SkillFile; 1] = [skillpub_core::SkillFile::from_static(
+        "scripts/extract.py",
+        b"print()\n",
+        false,
+    )];
+    let skill = Skill::from_static_parts(
+        "skills/tables",
+        b"---\nname: tables\ndescription: Extracts the text and the tables of PDF files as CSV.\n---\n# Tables\n\nSee [the options](references/options.md) and run `python scripts/extract.py`.\n",
+        &SCRIPT,
+    );
+    let addr = serve(skillpub_axum::router(Catalog::new([skill]).unwrap())).await;
+    let (passed, report) = check_json(addr, &[]).await;
+    assert!(passed, "advice never fails a check: {:#}", report.0);
+    let advice: Vec<(&str, &str, &str)> = report
+        .checks()
+        .iter()
+        .filter(|c| c["code"] == "skill.advice")
+        .map(|c| {
+            let rule = c["rule"].as_str().unwrap_or("");
+            let message = c["message"].as_str().unwrap();
+            assert!(message.ends_with(&format!(" [{rule}]")), "{c}");
+            (
+                c["status"].as_str().unwrap(),
+                c["subject"].as_str().unwrap(),
+                rule,
+            )
+        })
+        .collect();
+    assert_eq!(
+        advice,
+        [
+            ("warn", "tables", "description.no-trigger"),
+            ("warn", "tables", "link.missing-file"),
+            ("ok", "tables", "scripts.present"),
+        ]
+    );
+    assert_eq!(
+        report.message("warn", "tables", "skill.advice"),
+        "the description says what the skill does but not when to use it; add a \"Use when ...\" sentence naming the user's situations (the description is all an agent sees before it picks a skill) [description.no-trigger]"
+    );
+
+    let (_, stdout) = check(addr, &[]).await;
+    assert!(
+        stdout.lines().any(|line| line.starts_with("warn  skill.advice ")
+            && line.ends_with(" tables: SKILL.md refers to \"references/options.md\", which the skill does not contain [link.missing-file]")),
+        "{stdout}"
+    );
+
+    let (_, report) = check_json(
+        serve(skillpub_axum::router(
+            Catalog::new([Skill::from_static(WELL_WRITTEN)]).unwrap(),
+        ))
+        .await,
+        &[],
+    )
+    .await;
+    assert_eq!(
+        report.message("ok", "greeting", "skill.advice"),
+        "SKILL.md follows the authoring advice"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -420,13 +478,9 @@ async fn a_redirect_loop_fails() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_server_that_never_answers_times_out() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        let mut open = Vec::new();
-        for stream in listener.incoming().flatten() {
-            open.push(stream);
-        }
+    let addr = serve_raw(|stream| {
+        std::thread::sleep(Duration::from_secs(120));
+        drop(stream);
     });
     let started = std::time::Instant::now();
     let (passed, report) = check_json(addr, &["--timeout", "1"]).await;
@@ -571,25 +625,6 @@ async fn control_characters_from_the_server_are_escaped() {
     assert!(!passed);
     assert!(!stdout.contains('\u{1b}'), "{stdout:?}");
     fail_line(&stdout, "evil\\u{1b}[2J");
-}
-
-/// Runs `skillpub` with the arguments and environment changes; returns whether it exited 0,
-/// stdout and stderr.
-async fn skillpub_with(args: &[&str], env: &[(&str, Option<&str>)]) -> (bool, String, String) {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_skillpub"));
-    command.args(args).kill_on_drop(true);
-    for (name, value) in env {
-        match value {
-            Some(value) => command.env(name, value),
-            None => command.env_remove(name),
-        };
-    }
-    let output = command.output().await.unwrap();
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
 }
 
 /// Serves a site whose only entry is this archive and checks it within `--max-time 60`;
@@ -812,9 +847,11 @@ async fn no_numeric_flag_value_panics() {
         ["--timeout", "99999999999999999999999999"],
         ["--max-size", "99999999999999999999999999"],
     ] {
-        let (passed, stdout, stderr) =
-            skillpub_with(&["check", &url, flags[0], flags[1]], &[]).await;
-        assert!(passed, "{flags:?}: {stdout}{stderr}");
+        let run = SKILLPUB
+            .run_async(&["check", &url, flags[0], flags[1]])
+            .await;
+        let stderr = run.stderr;
+        assert!(run.success, "{flags:?}: {}{stderr}", run.stdout);
         assert!(!stderr.contains("panicked"), "{flags:?}: {stderr}");
     }
     for (flags, message) in [
@@ -830,8 +867,9 @@ async fn no_numeric_flag_value_panics() {
         (["--max-size", "1e9"], "`1e9` is not a whole number"),
     ] {
         let flag = format!("{}={}", flags[0], flags[1]);
-        let (passed, _, stderr) = skillpub_with(&["check", &url, &flag], &[]).await;
-        assert!(!passed);
+        let run = SKILLPUB.run_async(&["check", &url, &flag]).await;
+        let stderr = run.stderr;
+        assert!(!run.success);
         assert!(stderr.contains(message), "{flags:?}: {stderr}");
         assert!(stderr.contains(flags[0]), "{flags:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{flags:?}: {stderr}");
@@ -903,9 +941,9 @@ async fn connect_proxy(upstream: SocketAddr) -> (SocketAddr, Asked) {
     (addr, asked)
 }
 
-/// The environment of a `skillpub` run whose only proxy is `proxy`.
-fn proxy_env(proxy: &str) -> Vec<(&'static str, Option<&str>)> {
-    let mut env: Vec<(&str, Option<&str>)> = [
+/// `skillpub` run with `proxy` as its only proxy.
+fn through_proxy(proxy: &str) -> Cli {
+    [
         "ALL_PROXY",
         "all_proxy",
         "HTTPS_PROXY",
@@ -915,10 +953,8 @@ fn proxy_env(proxy: &str) -> Vec<(&'static str, Option<&str>)> {
         "no_proxy",
     ]
     .into_iter()
-    .map(|name| (name, None))
-    .collect();
-    env.push(("HTTP_PROXY", Some(proxy)));
-    env
+    .fold(SKILLPUB, |cli, name| cli.env(name, None))
+    .env("HTTP_PROXY", Some(proxy))
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -927,14 +963,12 @@ async fn a_proxy_on_loopback_reaches_a_public_name() {
     let site = serve(skillpub_axum::router(catalog)).await;
     let (proxy, asked) = connect_proxy(site).await;
     let proxy = format!("http://{proxy}");
-    let (passed, stdout, stderr) = skillpub_with(
-        &["check", "--json", "http://skills.example.com"],
-        &proxy_env(&proxy),
-    )
-    .await;
-    assert!(passed, "{stdout}{stderr}");
+    let run = through_proxy(&proxy)
+        .run_async(&["check", "--json", "http://skills.example.com"])
+        .await;
+    assert!(run.success, "{}{}", run.stdout, run.stderr);
     // The skill came through the proxy.
-    Report::parse(&stdout).line("ok", "greeting", "entry.digest");
+    Report::parse(&run.stdout).line("ok", "greeting", "entry.digest");
     let asked = asked.lock().unwrap();
     assert!(!asked.is_empty());
     assert!(
@@ -952,13 +986,11 @@ async fn through_a_proxy_a_private_target_is_still_refused_by_name() {
     site.routes[1].1 = redirect;
     let (proxy, asked) = connect_proxy(serve(site.router()).await).await;
     let proxy = format!("http://{proxy}");
-    let (passed, stdout, _) = skillpub_with(
-        &["check", "--json", "http://skills.example.com"],
-        &proxy_env(&proxy),
-    )
-    .await;
-    assert!(!passed);
-    let report = Report::parse(&stdout);
+    let run = through_proxy(&proxy)
+        .run_async(&["check", "--json", "http://skills.example.com"])
+        .await;
+    assert!(!run.success);
+    let report = Report::parse(&run.stdout);
     assert_eq!(report.failures(), [("greeting", "fetch.private-host")]);
     let message = report.message("fail", "greeting", "fetch.private-host");
     assert!(message.contains("http://127.0.0.1:9/SKILL.md"), "{message}");
@@ -1206,9 +1238,9 @@ async fn check_public(site: Site) -> (bool, Report) {
     let (proxy, _) = connect_proxy(serve(site.router()).await).await;
     let proxy = format!("http://{proxy}");
     let args = ["check", "--json", "http://skills.example.com"];
-    let (passed, stdout, stderr) = skillpub_with(&args, &proxy_env(&proxy)).await;
-    assert!(stdout.starts_with('{'), "{stdout}{stderr}");
-    (passed, Report::parse(&stdout))
+    let run = through_proxy(&proxy).run_async(&args).await;
+    assert!(run.stdout.starts_with('{'), "{}{}", run.stdout, run.stderr);
+    (run.success, Report::parse(&run.stdout))
 }
 
 /// The one-skill site with its index replaced.
@@ -1401,8 +1433,9 @@ async fn a_site_with_digest_drift_is_pass_for_the_scanner_and_fails_here() {
     let (proxy, _) = connect_proxy(serve(site.router()).await).await;
     let proxy = format!("http://{proxy}");
     let args = ["check", "http://skills.example.com"];
-    let (passed, stdout, _) = skillpub_with(&args, &proxy_env(&proxy)).await;
-    assert!(!passed);
+    let run = through_proxy(&proxy).run_async(&args).await;
+    let stdout = run.stdout;
+    assert!(!run.success);
     let lines: Vec<&str> = stdout.lines().collect();
     let [.., grade, summary] = lines.as_slice() else {
         panic!("{stdout}");
@@ -1453,7 +1486,7 @@ async fn a_prefix_is_graded_with_a_note_that_the_scanner_reads_only_the_root() {
 /// `/tenant`, with the catalog's base path) and `layer` around everything.
 fn linked_app(tenant: bool, layer: skillpub_axum::AgentSkillsLinkLayer) -> Router {
     let mut catalog = Catalog::builder();
-    catalog.skill(Skill::from_static(SKILL_MD));
+    catalog.skill(Skill::from_static(WELL_WRITTEN));
     if tenant {
         catalog.base_path("/tenant");
     }
@@ -1649,7 +1682,7 @@ fn app_with_link_fields(fields: &'static [&'static str]) -> Router {
             }),
         )
         .merge(skillpub_axum::router(
-            Catalog::new([Skill::from_static(SKILL_MD)]).unwrap(),
+            Catalog::new([Skill::from_static(WELL_WRITTEN)]).unwrap(),
         ))
 }
 

@@ -1,4 +1,6 @@
-//! `skillpub lint`: every problem as `path: field: message [code]`, exit 1 on any error.
+//! `skillpub lint`: every problem as `path: field: message [code]`, exit 1 on any error; the
+//! authoring advice as `path: warning: message [code]`, which fails a run only with
+//! `--deny-warnings`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -69,7 +71,14 @@ impl Drop for Scratch {
 fn the_example_skills_are_valid() {
     let (ok, stdout) = lint(&[EXAMPLES]);
     assert!(ok, "{stdout}");
-    assert_eq!(stdout, "ok: 3 skills valid\n");
+    assert_eq!(
+        stdout,
+        format!(
+            "{EXAMPLES}/publish-agent-skills/SKILL.md: info: the skill has 1 file under scripts/; clients do not run scripts by default, so a website skill should not depend on them [scripts.present]\nok: 3 skills valid, 1 info\n"
+        )
+    );
+    let (ok, _) = lint(&["--deny-warnings", EXAMPLES]);
+    assert!(ok, "an info never fails a run");
 }
 
 #[test]
@@ -89,7 +98,7 @@ fn every_problem_of_every_skill_is_a_line_naming_path_field_and_code() {
     );
     dir.write(
         "fine/SKILL.md",
-        "---\nname: fine\ndescription: Fine.\n---\n",
+        "---\nname: fine\ndescription: Extracts PDF tables. Use when a user asks for the tables of a PDF.\n---\n",
     );
     dir.write("fine/my notes.md", "x");
     let (ok, stdout) = lint(&[dir.arg()]);
@@ -135,7 +144,7 @@ fn unknown_fields_are_accepted_with_allow_unknown_fields() {
     let dir = Scratch::new("unknown-fields");
     dir.write(
         "pdf/SKILL.md",
-        "---\nname: pdf\ndescription: Reads PDFs.\nauthor: me\n---\n",
+        "---\nname: pdf\ndescription: Extracts PDF tables. Use when a user asks for the tables of a PDF.\nauthor: me\n---\n",
     );
     let (ok, report) = lint_json(&[dir.arg()]);
     assert!(!ok);
@@ -201,4 +210,185 @@ fn a_folder_without_any_skill_is_an_error() {
 fn lint_s_own_code_is_in_the_table_of_codes() {
     let table = include_str!("../../skillpub-core/src/docs/codes.md");
     assert!(table.contains("| `path.no-skill` | *lint*:"), "{table}");
+}
+
+/// A skill whose description says what it does but not when to use it.
+const NO_TRIGGER: &str = "---\nname: pdf\ndescription: Extracts the text and the tables of PDF files as CSV.\n---\n# PDF\n";
+
+#[test]
+fn warnings_are_printed_and_fail_a_run_only_with_deny_warnings() {
+    let dir = Scratch::new("warnings");
+    dir.write("pdf/SKILL.md", NO_TRIGGER);
+    let (ok, stdout) = lint(&[dir.arg()]);
+    assert!(ok, "{stdout}");
+    let root = dir.arg();
+    assert_eq!(
+        stdout,
+        format!(
+            "{root}/pdf/SKILL.md: warning: the description says what the skill does but not when to use it; add a \"Use when ...\" sentence naming the user's situations (the description is all an agent sees before it picks a skill) [description.no-trigger]\nok: 1 skill valid, 1 warning\n"
+        )
+    );
+
+    let (ok, stdout) = lint(&["--deny-warnings", dir.arg()]);
+    assert!(!ok, "{stdout}");
+    assert!(
+        stdout.ends_with(
+            "[description.no-trigger]\n1 skill valid, 1 warning, denied by --deny-warnings\n"
+        ),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn allow_silences_each_rule_it_names() {
+    let dir = Scratch::new("allow");
+    dir.write(
+        "pdf/SKILL.md",
+        &format!("{NO_TRIGGER}See [forms](references/forms.md).\n"),
+    );
+    let codes = |args: &[&str]| {
+        let (ok, report) = lint_json(&[args, &[dir.arg()]].concat());
+        assert!(ok, "{report}");
+        advice_codes(&report)
+            .into_iter()
+            .map(str::to_owned)
+            .collect::<Vec<String>>()
+    };
+    assert_eq!(codes(&[]), ["description.no-trigger", "link.missing-file"]);
+    assert_eq!(
+        codes(&["--allow", "description.no-trigger"]),
+        ["link.missing-file"]
+    );
+    assert_eq!(
+        codes(&[
+            "--allow",
+            "link.missing-file",
+            "--allow",
+            "description.no-trigger"
+        ]),
+        [""; 0]
+    );
+    let (ok, stdout) = lint(&[
+        "--deny-warnings",
+        "--allow",
+        "description.no-trigger",
+        "--allow",
+        "link.missing-file",
+        dir.arg(),
+    ]);
+    assert!(ok, "{stdout}");
+    assert_eq!(stdout, "ok: 1 skill valid\n");
+}
+
+#[test]
+fn allow_refuses_a_code_that_is_no_rule_and_lists_the_rules() {
+    for code in ["description.no-triger", "field.unknown"] {
+        let output = run_lint(&["--allow", code, EXAMPLES]);
+        assert_eq!(output.status.code(), Some(2), "a usage error");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&format!("invalid value '{code}' for '--allow <CODE>': `{code}` is not a code of the authoring advice; the codes are description.no-trigger, description.vague, description.first-person, frontmatter.xml-tag, name.reserved-word, body.too-long, body.token-budget, body.missing-section, link.missing-file, link.leaves-skill, scripts.present")),
+            "{stderr}"
+        );
+    }
+}
+
+/// The codes of the advice of a JSON report.
+fn advice_codes(report: &serde_json::Value) -> Vec<&str> {
+    report["advice"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|advice| advice["code"].as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn json_gives_each_advice_its_code_severity_file_skill_and_line() {
+    let dir = Scratch::new("json-advice");
+    dir.write(
+        "claude-pdf/SKILL.md",
+        "---\nname: claude-pdf\ndescription: Extracts PDF tables. Use when a user asks for the tables of a PDF.\n---\n# PDF\n\nSee [forms](references/forms.md).\n",
+    );
+    dir.write("claude-pdf/scripts/extract.py", "print()\n");
+    let (ok, report) = lint_json(&[dir.arg()]);
+    assert!(ok, "{report}");
+    assert_eq!(
+        (report["valid"].as_bool(), report["passed"].as_bool()),
+        (Some(true), Some(true))
+    );
+    let file = format!("{}/claude-pdf/SKILL.md", dir.arg());
+    let advice = report["advice"].as_array().unwrap();
+    let fields: Vec<_> = advice
+        .iter()
+        .map(|a| {
+            (
+                a["code"].as_str().unwrap(),
+                a["severity"].as_str().unwrap(),
+                a["line"].as_u64(),
+                a["file"].as_str().unwrap(),
+                a["skill"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            (
+                "name.reserved-word",
+                "warning",
+                Some(2),
+                file.as_str(),
+                "claude-pdf"
+            ),
+            (
+                "link.missing-file",
+                "warning",
+                Some(7),
+                file.as_str(),
+                "claude-pdf"
+            ),
+            ("scripts.present", "info", None, file.as_str(), "claude-pdf"),
+        ]
+    );
+    assert_eq!(
+        advice[1]["message"],
+        "SKILL.md refers to \"references/forms.md\", which the skill does not contain"
+    );
+
+    let (ok, report) = lint_json(&["--deny-warnings", dir.arg()]);
+    assert!(!ok);
+    assert_eq!(
+        (report["valid"].as_bool(), report["passed"].as_bool()),
+        (Some(true), Some(false))
+    );
+}
+
+#[test]
+fn a_skill_with_errors_gets_its_advice_once_they_are_fixed() {
+    let dir = Scratch::new("errors-first");
+    dir.write(
+        "pdf/SKILL.md",
+        "---\nname: pdf\ndescription: Extracts the text and the tables of PDF files as CSV.\nauthor: me\n---\n",
+    );
+    let (ok, report) = lint_json(&[dir.arg()]);
+    assert!(!ok);
+    assert_eq!(field_codes(&report), [(Some("author"), "field.unknown")]);
+    assert_eq!(report["problems"][0]["severity"], "error");
+    assert_eq!(advice_codes(&report), [""; 0]);
+
+    let (ok, report) = lint_json(&["--allow-unknown-fields", dir.arg()]);
+    assert!(ok, "{report}");
+    assert_eq!(advice_codes(&report), ["description.no-trigger"]);
+}
+
+#[test]
+fn errors_and_advice_are_counted_apart() {
+    let dir = Scratch::new("both");
+    dir.write("pdf/SKILL.md", NO_TRIGGER);
+    dir.write("Bad/SKILL.md", "---\nname: Bad\ndescription: d\n---\n");
+    let (ok, stdout) = lint(&[dir.arg()]);
+    assert!(!ok);
+    let last = stdout.lines().last().unwrap();
+    assert_eq!(last, "1 problem, 1 warning", "{stdout}");
 }

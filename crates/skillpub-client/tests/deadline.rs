@@ -3,33 +3,11 @@
 
 #![cfg(feature = "http")]
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener};
+use std::io::Write;
 use std::time::{Duration, Instant};
 
 use skillpub_client::{Client, ClientError, FetchError, HttpTransport, Policy};
-
-/// A server on 127.0.0.1 that reads each request head, then calls `answer` with the stream.
-fn server(answer: fn(std::net::TcpStream)) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        for mut stream in listener.incoming().flatten() {
-            std::thread::spawn(move || {
-                let mut head = Vec::new();
-                let mut byte = [0_u8; 1];
-                while !head.ends_with(b"\r\n\r\n") {
-                    if stream.read(&mut byte).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    head.push(byte[0]);
-                }
-                answer(stream);
-            });
-        }
-    });
-    addr
-}
+use skillpub_testkit::serve_raw;
 
 /// A client that may reach 127.0.0.1, with a long per-request timeout and a deadline in 1 s.
 fn client() -> Client<HttpTransport> {
@@ -56,7 +34,7 @@ fn assert_deadline(result: Result<skillpub_client::Index, ClientError>, started:
 
 #[test]
 fn a_server_that_never_answers_is_left_at_the_deadline() {
-    let addr = server(|stream| {
+    let addr = serve_raw(|stream| {
         std::thread::sleep(Duration::from_secs(120));
         drop(stream);
     });
@@ -66,7 +44,7 @@ fn a_server_that_never_answers_is_left_at_the_deadline() {
 
 #[test]
 fn a_body_sent_a_byte_at_a_time_is_left_at_the_deadline() {
-    let addr = server(|mut stream| {
+    let addr = serve_raw(|mut stream| {
         let head =
             "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n";
         if stream.write_all(head.as_bytes()).is_err() {
@@ -86,7 +64,7 @@ fn a_body_sent_a_byte_at_a_time_is_left_at_the_deadline() {
 #[test]
 fn a_deadline_already_passed_sends_nothing() {
     // A request that reached it would see its connection closed: a transport error.
-    let addr = server(drop);
+    let addr = serve_raw(drop);
     let client = client().with_deadline(Instant::now());
     let started = Instant::now();
     assert_deadline(client.discover(&format!("http://{addr}")), started);

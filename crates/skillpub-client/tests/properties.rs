@@ -16,22 +16,10 @@ use proptest::test_runner::Config;
 use serde_json::{Map, Value, json};
 use skillpub_client::{Format, UnpackError, detect, parse};
 use skillpub_core::{ArchiveFormat, Catalog, SCHEMA_URI, Skill, SkillFile};
+use skillpub_testkit::property_config;
 use url::Url;
 
 use invariants::{Limits, assert_index_is_sound, assert_unpacked_is_sound, unpack};
-
-/// `cases` cases, unless `PROPTEST_CASES` asks for another number. Failures are not written
-/// to files: a failure found becomes a named regression test instead.
-fn config(cases: u32) -> Config {
-    let mut config = Config {
-        failure_persistence: None,
-        ..Config::default()
-    };
-    if std::env::var_os("PROPTEST_CASES").is_none() {
-        config.cases = cases;
-    }
-    config
-}
 
 fn index_url() -> Url {
     Url::parse("https://example.com/.well-known/agent-skills/index.json").expect("a URL")
@@ -406,7 +394,7 @@ fn format() -> impl Strategy<Value = Format> {
 }
 
 proptest! {
-    #![proptest_config(config(512))]
+    #![proptest_config(property_config(512))]
 
     #[test]
     fn arbitrary_bytes_never_panic_the_index_parser(body in prop::collection::vec(any::<u8>(), 0..400)) {

@@ -88,6 +88,12 @@ impl Frontmatter {
 /// that is not a whole line (inside a value, or with other text on the line) does not close
 /// the block.
 pub(crate) fn yaml_block(text: &str) -> Result<&str, ErrorKind> {
+    split(text).map(|(yaml, _)| yaml)
+}
+
+/// Returns the YAML block, as [`yaml_block`] finds it, and the body: everything after the
+/// closing `---` line.
+pub(crate) fn split(text: &str) -> Result<(&str, &str), ErrorKind> {
     let text = text.strip_prefix(UTF8_BOM).unwrap_or(text);
     let mut lines = text.split_inclusive('\n');
     let first = lines.next().ok_or(ErrorKind::FrontmatterMissing)?;
@@ -98,7 +104,7 @@ pub(crate) fn yaml_block(text: &str) -> Result<&str, ErrorKind> {
     let mut offset = start;
     for line in lines {
         if is_delimiter(line) {
-            return Ok(&text[start..offset]);
+            return Ok((&text[start..offset], &text[offset + line.len()..]));
         }
         offset += line.len();
     }
@@ -222,6 +228,15 @@ mod tests {
             text: "...".into()
         }
     );
+
+    #[test]
+    fn the_body_is_what_follows_the_closing_line() {
+        assert_eq!(
+            split("\u{feff}---\r\nname: a\r\n---\r\n# Body\r\n"),
+            Ok(("name: a\r\n", "# Body\r\n"))
+        );
+        assert_eq!(split("---\nname: a\n---"), Ok(("name: a\n", "")));
+    }
 
     macro_rules! marker {
         ($name:ident, $yaml:expr, $found:expr) => {

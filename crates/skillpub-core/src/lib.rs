@@ -36,39 +36,7 @@
 //!
 //! # Rules
 //!
-//! - The frontmatter is the block between a first line `---` and the next line that is
-//!   exactly `---`; a UTF-8 byte order mark and CRLF line endings are accepted. A line that
-//!   YAML reads as a document marker (`--- ` with a trailing space, `--- text`, `...`) is not
-//!   a fence and gets its own error ([`ErrorKind::FrontmatterFence`]).
-//! - It is YAML 1.2: only `true` and `false` are booleans, so `yes` and `on` are text. Every
-//!   value is kept as written or refused, never silently changed:
-//!   - text, plain, quoted or block, is what YAML reads: escapes decoded, lines folded;
-//!   - a plain scalar that YAML reads as a number stays a number only when JSON writes it
-//!     back with the same characters (`12`, `-3`, `1.5`); any other spelling is text exactly
-//!     as written (`0777`, `1_000`, `+1`, `0x1F`, `1e3`, `1.50`, `.inf`, `.NaN`, and `1e999`,
-//!     which no number can hold). This departs from the 1.2 core schema on purpose;
-//!   - `true`/`false` are booleans, and `~`, `null` or nothing are empty;
-//!   - `!!str` (or `!`) makes a value text; every other tag is refused, so `!!binary` is not
-//!     decoded and `!!float 1` does not become `1.0`.
-//!
-//!   Keys must be text. Duplicate keys, anchors, aliases and more than one document are
-//!   errors; nesting, size and node count are bounded.
-//! - `name`: 1 to 64 characters of ASCII `a-z`, `0-9` and `-`, no hyphen at either end and
-//!   none doubled, equal to the folder name when the folder is known. Non-ASCII letters are
-//!   refused, although skills-ref accepts them: the discovery draft is ASCII only.
-//! - `description`: 1 to 1024 characters; `compatibility`: 1 to 500 when present (both counted
-//!   in Unicode scalar values); `license` and `allowed-tools`: text; `metadata`: a mapping of
-//!   text to text.
-//! - `name`, `description` and `compatibility` hold no control character other than tab and
-//!   line feed (an escape such as `"\0"` or `"\e"` in a quoted value would let one in); the
-//!   error names the first as an escape, with its position.
-//! - Any other top-level field is an error unless
-//!   [`CatalogBuilder::allow_unknown_fields`] is set.
-//! - Two skills with one name in one catalog are an error.
-//! - Supporting files: paths relative to the skill folder, `/`-separated, made of ASCII
-//!   letters, digits, `-`, `_`, `.` and `~` (so that they work unchanged as URLs and archive
-//!   entries), no hidden parts, no two differing only in case; at most 512 files and 16 MiB
-//!   per skill, `SKILL.md` included (the SEP-2640 limits).
+#![doc = include_str!("docs/validation.md")]
 //!
 //! # One `SKILL.md`
 //!
@@ -82,6 +50,10 @@
 //! # Problem codes
 //!
 #![doc = include_str!("docs/codes.md")]
+//!
+//! # Authoring advice
+//!
+#![doc = include_str!("docs/advice.md")]
 //!
 //! # Nesting under a prefix
 //!
@@ -129,12 +101,15 @@
 //! | Name | Description | Default |
 //! |---|---|---|
 //! | `fs` | Reading skill folders from disk: `Catalog::from_dir`, `SkillsFolder`, `read_skills_folder`, `Catalog::skipped`, and the problems only a folder can have (`ErrorKind::Io` and the other kinds marked `fs`). Without it the crate has no file-system code at all, as ripgrep's `globset` has none: parsing, validation, the catalog, the index and the archives work on bytes in memory. | yes |
+//! | `advice` | The authoring advice above: `advise`, `Advice`, `AdviceRule`, `Severity`, `Section`, `estimate_tokens`. It adds the crate `regex` (Unicode word classes and case folding only); building a catalog and serving never run it. | no |
 //!
 //! [Agent Skills specification]: https://agentskills.io/specification
 //! [discovery draft 0.2.0]: https://github.com/cloudflare/agent-skills-discovery-rfc
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[cfg(feature = "advice")]
+mod advice;
 mod api_catalog;
 mod archive;
 mod base_path;
@@ -163,6 +138,12 @@ mod yaml;
 #[cfg(test)]
 mod tests;
 
+#[cfg(feature = "advice")]
+#[cfg_attr(docsrs, doc(cfg(feature = "advice")))]
+pub use advice::{
+    Advice, AdviceRule, MAX_BODY_TOKENS, MAX_SKILL_MD_LINES, Section, Severity, UnknownRule,
+    advise, estimate_tokens,
+};
 pub use api_catalog::{API_CATALOG_PATH, LINKSET};
 pub use archive::{TAR_GZ_SUFFIX, ZIP_SUFFIX, gzip};
 pub use base_path::{BasePathProblem, validate_base_path};

@@ -28,6 +28,10 @@
 //! and loopback browser origins by default, your public host names and origins when serving
 //! publicly.
 //!
+//! # Methods
+//!
+#![doc = include_str!("docs/methods.md")]
+//!
 //! # Hosts without the skills extension
 //!
 //! Most MCP hosts in use (desktop chat apps, IDE agents) call tools, show prompts and read
@@ -56,6 +60,8 @@
 //! assert!(skills.instructions().contains("- greeting: Greets the user by name."));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+#![doc = include_str!("docs/surfaces.md")]
 //!
 //! # A handler of your own
 //!

@@ -5,18 +5,19 @@
 
 use std::net::SocketAddr;
 
-use axum::Router;
 use base64::Engine;
 use rmcp::model::{
-    CacheScope, GetSkillRequestParams, PaginatedRequestParams, ProtocolVersion,
-    ReadResourceDirectoryRequestParams, ReadResourceRequestParams, ResourceContents,
-    SkillResources,
+    CacheScope, GetSkillRequestParams, PaginatedRequestParams, ReadResourceDirectoryRequestParams,
+    ReadResourceRequestParams, ResourceContents, SkillResources,
 };
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::{RoleClient, ServiceError, ServiceExt};
+use rmcp::service::RunningService;
+use rmcp::{RoleClient, ServiceError};
 use skillpub_core::{Catalog, Digest, Skill};
 use skillpub_mcp::{HttpOptions, McpSkills};
+use skillpub_testkit::request_with_body;
+
+mod peers;
+use peers::{http_get, legacy_client, modern_client, protocol_error, serve_mcp};
 
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
 const ALLOWED_ORIGIN: &str = "https://app.example.com";
@@ -37,44 +38,11 @@ async fn serve_with(options: HttpOptions) -> SocketAddr {
         .page_size(2)
         .build()
         .unwrap();
-    let app = Router::new()
-        .merge(skillpub_axum::router(catalog))
-        .nest_service("/mcp", skills.streamable_http_service(options));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    addr
-}
-
-async fn legacy_client(addr: SocketAddr) -> RunningService<RoleClient, ()> {
-    ().serve(StreamableHttpClientTransport::from_uri(format!(
-        "http://{addr}/mcp"
-    )))
-    .await
-    .unwrap()
-}
-
-async fn modern_client(addr: SocketAddr) -> RunningService<RoleClient, ()> {
-    let transport = StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp"));
-    ().serve_with_lifecycle(
-        transport,
-        ClientLifecycleMode::Discover {
-            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-        },
-    )
-    .await
-    .unwrap()
+    serve_mcp(skills, catalog, options).await
 }
 
 fn code(error: ServiceError) -> i32 {
     protocol_error(error).code.0
-}
-
-fn protocol_error(error: ServiceError) -> rmcp::ErrorData {
-    match error {
-        ServiceError::McpError(error) => error,
-        other => panic!("not a protocol error: {other}"),
-    }
 }
 
 /// Asserts that a request for `uri` failed with `-32602` and `data: {"uri": uri}` (SEP-2164).
@@ -87,34 +55,16 @@ fn assert_not_served(error: ServiceError, uri: &str) {
 /// Posts an `initialize` with this `Host` and `Origin` (none when `None`) and returns the
 /// status code.
 async fn initialize_status(addr: SocketAddr, host: &str, origin: Option<&str>) -> u16 {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
-    let origin = origin.map_or_else(String::new, |origin| format!("Origin: {origin}\r\n"));
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {host}\r\n{origin}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut raw = String::new();
-    stream.read_to_string(&mut raw).await.unwrap();
-    raw.split(' ')
-        .nth(1)
-        .and_then(|status| status.parse().ok())
-        .unwrap_or_else(|| panic!("not an HTTP answer: {raw}"))
-}
-
-/// GET over the well-known routes.
-async fn http_get(addr: SocketAddr, path: &str) -> Vec<u8> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await.unwrap();
-    let end = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
-    assert!(raw.starts_with(b"HTTP/1.1 200"), "{path}");
-    raw[end + 4..].to_vec()
+    let mut headers = vec![("Host", host)];
+    headers.extend(origin.map(|origin| ("Origin", origin)));
+    headers.extend([
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ]);
+    request_with_body(addr, "POST", "/mcp", &headers, body.as_bytes())
+        .await
+        .status
 }
 
 #[tokio::test(flavor = "multi_thread")]

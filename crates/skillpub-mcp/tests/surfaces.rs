@@ -6,22 +6,23 @@
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
-use axum::Router;
 use base64::Engine;
 use base64::prelude::BASE64_STANDARD;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResult, ContentBlock, GetPromptRequestParams,
-    ProtocolVersion, ReadResourceRequestParams, ResourceContents, SkillResources,
+    ReadResourceRequestParams, ResourceContents, SkillResources,
 };
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::{RoleClient, ServiceError, ServiceExt};
+use rmcp::service::RunningService;
+use rmcp::{RoleClient, ServiceError};
 use serde_json::{Value, json};
 use skillpub_core::{Catalog, Digest, Skill, SkillFile, read_skills_folder};
 use skillpub_mcp::{
     HttpOptions, INSTRUCTIONS_LIMIT, LIST_SKILLS_TOOL, LOAD_SKILL_TOOL, McpSkills,
     McpSkillsBuilder, READ_SKILL_FILE_TOOL,
 };
+
+mod peers;
+use peers::{http_get, legacy_client, modern_client, protocol_error, serve_mcp};
 
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
 
@@ -56,60 +57,14 @@ fn every_surface(catalog: Catalog) -> McpSkillsBuilder {
         .instructions(true)
 }
 
-/// The well-known routes and MCP at /mcp, from one catalog.
-async fn serve(skills: McpSkills, catalog: Catalog) -> SocketAddr {
-    let app = Router::new()
-        .merge(skillpub_axum::router(catalog))
-        .nest_service(
-            "/mcp",
-            skills.streamable_http_service(HttpOptions::default()),
-        );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    addr
-}
-
 async fn serve_every_surface() -> SocketAddr {
     let catalog = catalog();
-    serve(every_surface(catalog.clone()).build().unwrap(), catalog).await
-}
-
-async fn legacy_client(addr: SocketAddr) -> RunningService<RoleClient, ()> {
-    let transport = StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp"));
-    ().serve(transport).await.unwrap()
-}
-
-async fn modern_client(addr: SocketAddr) -> RunningService<RoleClient, ()> {
-    let transport = StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp"));
-    let lifecycle = ClientLifecycleMode::Discover {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-    };
-    ().serve_with_lifecycle(transport, lifecycle).await.unwrap()
+    let skills = every_surface(catalog.clone()).build().unwrap();
+    serve_mcp(skills, catalog, HttpOptions::default()).await
 }
 
 async fn both_clients(addr: SocketAddr) -> [RunningService<RoleClient, ()>; 2] {
     [legacy_client(addr).await, modern_client(addr).await]
-}
-
-fn protocol_error(error: ServiceError) -> rmcp::ErrorData {
-    match error {
-        ServiceError::McpError(error) => error,
-        other => panic!("not a protocol error: {other}"),
-    }
-}
-
-/// GET over the well-known routes.
-async fn http_get(addr: SocketAddr, path: &str) -> Vec<u8> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await.unwrap();
-    let end = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
-    assert!(raw.starts_with(b"HTTP/1.1 200"), "{path}");
-    raw[end + 4..].to_vec()
 }
 
 /// The bytes of a text block or of an embedded resource (text or base64 blob).
@@ -617,7 +572,7 @@ async fn the_instructions_summarize_every_skill_in_both_eras() {
     let catalog = catalog();
     let skills = every_surface(catalog.clone()).build().unwrap();
     let expected = skills.instructions().to_owned();
-    let addr = serve(skills, catalog.clone()).await;
+    let addr = serve_mcp(skills, catalog.clone(), HttpOptions::default()).await;
     for client in both_clients(addr).await {
         let info = client.peer_info().unwrap();
         let instructions = info.instructions.as_deref().unwrap();
@@ -662,7 +617,7 @@ fn many_skills(count: usize) -> Catalog {
 async fn the_instructions_stop_at_the_limit_and_say_how_many_are_left_out() {
     let catalog = many_skills(300);
     let skills = every_surface(catalog.clone()).build().unwrap();
-    let addr = serve(skills, catalog.clone()).await;
+    let addr = serve_mcp(skills, catalog.clone(), HttpOptions::default()).await;
     let client = legacy_client(addr).await;
     let instructions = client.peer_info().unwrap().instructions.clone().unwrap();
     assert!(
@@ -697,7 +652,12 @@ async fn the_instructions_stop_at_the_limit_and_say_how_many_are_left_out() {
 #[tokio::test(flavor = "multi_thread")]
 async fn with_the_surfaces_off_nothing_new_is_declared_or_listed() {
     let catalog = catalog();
-    let addr = serve(McpSkills::new(catalog.clone()), catalog).await;
+    let addr = serve_mcp(
+        McpSkills::new(catalog.clone()),
+        catalog,
+        HttpOptions::default(),
+    )
+    .await;
     for client in both_clients(addr).await {
         let info = client.peer_info().unwrap();
         assert!(info.capabilities.prompts.is_none());
@@ -776,7 +736,7 @@ async fn a_prefix_goes_into_every_uri_but_not_into_prompt_or_tool_names() {
         .prefix("acme/billing")
         .build()
         .unwrap();
-    let addr = serve(skills, catalog).await;
+    let addr = serve_mcp(skills, catalog, HttpOptions::default()).await;
     let client = legacy_client(addr).await;
     let prompt = client
         .get_prompt(GetPromptRequestParams::new("publish-agent-skills"))

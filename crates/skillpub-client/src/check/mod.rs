@@ -17,14 +17,16 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use http::{HeaderMap, Method, StatusCode};
-use skillpub_core::{DEV_PORTS, ErrorKind, GZIP, JSON, MARKDOWN, PLAIN_TEXT, ZIP, is_local_host};
+use skillpub_core::{
+    DEV_PORTS, ErrorKind, GZIP, JSON, MARKDOWN, PLAIN_TEXT, Severity, SkillMd, ZIP, is_local_host,
+};
 use url::Url;
 
 pub use grade::{Grade, GradeStatus};
 pub use report::{Cause, Check, Report, Status};
 pub use table::{CheckKind, UnknownCode};
 
-use crate::client::{Client, ClientError};
+use crate::client::{Client, ClientError, FetchedSkill};
 use crate::fetch::{ACCEPT_ENCODING, FetchError, Fetched, Transport, essence};
 use crate::index::{self, ArtifactKind, Entry, Version};
 use table::Finding;
@@ -418,6 +420,7 @@ impl<T: Transport + Sync> Run<'_, T> {
             out.push(name, Finding::note(note));
         }
         out.push(name, Finding::skill_valid(CheckKind::SkillFrontmatter));
+        advise(out, name, &skill);
         let kind = CheckKind::SkillDescription;
         if skill.frontmatter.description() == entry.description {
             out.push(name, Finding::same_description(kind));
@@ -570,6 +573,26 @@ fn differences(get: &HeaderMap, head: &HeaderMap) -> Vec<String> {
             (a != b).then(|| format!("{name}: GET {a}, HEAD {b}"))
         })
         .collect()
+}
+
+/// The authoring advice on a fetched skill, the rules of `skillpub lint`: its `SKILL.md` and
+/// the paths of its files (none for a `skill-md` entry, so a reference to another file is
+/// missing as served). One `ok` line stands for a skill without warnings.
+fn advise(out: &mut Lines, name: &str, skill: &FetchedSkill) {
+    let Ok(skill_md) = SkillMd::parse(skill.skill_md.clone(), Some(name)) else {
+        return;
+    };
+    let files = skill.files.iter().map(|file| file.path.as_str());
+    let advice = skillpub_core::advise(&skill_md, files);
+    if !advice
+        .iter()
+        .any(|advice| advice.severity() == Severity::Warning)
+    {
+        out.push(name, Finding::follows_advice(CheckKind::SkillAdvice));
+    }
+    for advice in advice {
+        out.push(name, Finding::advice(advice));
+    }
 }
 
 /// The line of one problem the core's validation found in a fetched `SKILL.md`, with the

@@ -58,6 +58,8 @@ pub enum Cause {
     Unpack(UnpackError),
     /// A problem the core's validation found in a fetched `SKILL.md`.
     Skill(skillpub_core::Error),
+    /// The core's authoring advice on a fetched `SKILL.md` (`skill.advice`).
+    Advice(skillpub_core::Advice),
     /// Another reason a target or an artifact cannot be used.
     Client(ClientError),
 }
@@ -80,6 +82,7 @@ cause_from!(
     Entry(EntryError),
     Unpack(UnpackError),
     Skill(skillpub_core::Error),
+    Advice(skillpub_core::Advice),
     Client(ClientError)
 );
 
@@ -169,21 +172,26 @@ impl Report {
     }
 
     /// The report as one JSON object: `target`, `passed`, `summary`, `checks`, each check
-    /// with its `status` (`ok`, `warn` or `fail`), `code`, `subject` and `message`, and
-    /// `aisiteready`, the grade's `status` (`PASS`, `PARTIAL`, `UNKNOWN` or `FAIL`) and
-    /// `reason` (`null` without a grade).
+    /// with its `status` (`ok`, `warn` or `fail`), `code`, `subject` and `message` (and, on a
+    /// line of the authoring advice, `skill.advice`, its `rule`, such as
+    /// `description.no-trigger`), and `aisiteready`, the grade's `status` (`PASS`, `PARTIAL`,
+    /// `UNKNOWN` or `FAIL`) and `reason` (`null` without a grade).
     #[must_use]
     pub fn to_json(&self) -> serde_json::Value {
         let checks: Vec<_> = self
             .checks
             .iter()
             .map(|c| {
-                json!({
+                let mut check = json!({
                     "status": c.status.label().to_ascii_lowercase(),
                     "code": c.code(),
                     "subject": c.subject,
                     "message": c.message,
-                })
+                });
+                if let Some(Cause::Advice(advice)) = &c.cause {
+                    check["rule"] = json!(advice.code());
+                }
+                check
             })
             .collect();
         let aisiteready = self

@@ -16,7 +16,7 @@
 //! below the table pick the code for each of its variants.
 
 use http::StatusCode;
-use skillpub_core::{Digest, ErrorKind, SCHEMA_URI, SKILL_MD};
+use skillpub_core::{Advice, Digest, ErrorKind, SCHEMA_URI, SKILL_MD, Severity};
 use url::Url;
 
 use super::link::Malformed;
@@ -218,6 +218,10 @@ checks! {
         RunMaxTime = "run.max-time", Fail,
             "the whole run ends within its time limit (`--max-time`)",
             "Raise `--max-time`, or make the site answer sooner.";
+
+        SkillAdvice = "skill.advice", Warn,
+            "the fetched `SKILL.md` follows the authoring advice (a `warn` line per warning, its rule's code in brackets and as `rule` in `--json`; an `ok` line per info)",
+            "Change what the message says; `skillpub lint` gives the same advice on the skill folder, with line numbers, and the core's table of advice explains each rule.";
     }
     messages {
         ok link_names(target: &Url) => "Link rel=\"agent-skills\" names {target}";
@@ -301,6 +305,8 @@ checks! {
 
         problem not_started(left_out: usize, total: usize) =>
             "the deadline passed before {left_out} of {total} downloads started, so they were not checked; allow more time (skillpub check --max-time)";
+
+        ok follows_advice() => "{SKILL_MD} follows the authoring advice";
     }
 }
 
@@ -406,6 +412,18 @@ impl Finding {
             }
         };
         Self::new(kind, kind.severity(), note.to_string())
+    }
+
+    /// One piece of the authoring advice on a fetched `SKILL.md`, its rule's code in
+    /// brackets: a warning is a `warn` line, an info an `ok` line.
+    pub(super) fn advice(advice: Advice) -> Self {
+        let kind = CheckKind::SkillAdvice;
+        let status = match advice.severity() {
+            Severity::Warning => kind.severity(),
+            Severity::Info => Status::Ok,
+        };
+        let message = format!("{advice} [{}]", advice.code());
+        Self::new(kind, status, message).because(advice)
     }
 
     /// A fetched artifact that cannot be used, other than for the skill's rules (the caller
