@@ -9,15 +9,20 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use axum::Router;
-use rmcp::model::{ProtocolVersion, ServerNotification, SubscriptionFilter};
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, NotificationContext, RunningService};
+use rmcp::model::{GetSkillRequestParams, ServerNotification, SubscriptionFilter};
+use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use skillpub_core::{Catalog, LiveCatalog, Skill};
 use skillpub_mcp::{HttpOptions, LiveMcpSkills, McpSkills};
+use skillpub_testkit::{Response, request_with_body, serve as serve_app};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio::time::timeout;
+
+#[expect(dead_code, reason = "serve_mcp serves a fixed catalog; these tests serve a live one")]
+mod peers;
+use peers::{http_get, legacy_client, modern_client, protocol_error};
 
 /// How long a notification may take to arrive: generous, the machine may be loaded.
 const TOLD_WITHIN: Duration = Duration::from_secs(10);
@@ -47,10 +52,7 @@ async fn serve(live: &LiveCatalog) -> SocketAddr {
     let app = Router::new()
         .merge(skillpub_axum::live_router(live.clone()))
         .nest_service("/mcp", mcp);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    addr
+    serve_app(app).await
 }
 
 /// A client that hands every list-changed notification to the test.
@@ -99,8 +101,9 @@ async fn until_told(
     for attempt in 0.. {
         let name = format!("warm-up-{attempt}");
         live.replace(catalog(&[("alpha", "A."), (&name, "W.")]));
-        if let Ok(Some(list)) = timeout(Duration::from_millis(250), told.recv()).await {
-            assert_eq!(list, "resources");
+        // The stream may open between two notifications of one replacement, so the first
+        // one told may be any list.
+        if let Ok(Some(_)) = timeout(Duration::from_millis(250), told.recv()).await {
             // Whatever else this replacement told, so that the next checks start clean.
             while timeout(Duration::from_millis(250), told.recv())
                 .await
@@ -161,6 +164,13 @@ async fn a_session_is_told_which_lists_changed_and_lists_the_new_catalog_at_once
     live.replace(catalog(&[("alpha", "A, again."), ("beta", "B.")]));
     live.replace(catalog(&[("beta", "B.")]));
     assert_eq!(next_told(&mut told).await, ["resources", "prompts"]);
+
+    // A skill the new catalog dropped is not served any more.
+    let gone = client
+        .get_skill(GetSkillRequestParams::new("skill://alpha/SKILL.md"))
+        .await
+        .unwrap_err();
+    assert_eq!(protocol_error(gone).code.0, -32602);
     client.cancel().await.unwrap();
 }
 
@@ -184,7 +194,7 @@ async fn every_session_is_told_and_the_well_known_index_agrees() {
     for client in [&first, &second] {
         assert_eq!(skill_names(client).await, ["gamma"]);
     }
-    let index = http_get(addr, skillpub_core::INDEX_PATH).await;
+    let index = String::from_utf8(http_get(addr, skillpub_core::INDEX_PATH).await).unwrap();
     assert!(index.contains("\"name\": \"gamma\""), "{index}");
     first.cancel().await.unwrap();
     second.cancel().await.unwrap();
@@ -194,16 +204,7 @@ async fn every_session_is_told_and_the_well_known_index_agrees() {
 async fn a_2026_client_follows_changes_with_subscriptions_listen() {
     let live = LiveCatalog::new(catalog(&[("alpha", "A.")]));
     let addr = serve(&live).await;
-    let transport = StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp"));
-    let client = ()
-        .serve_with_lifecycle(
-            transport,
-            ClientLifecycleMode::Discover {
-                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-            },
-        )
-        .await
-        .unwrap();
+    let client = modern_client(addr).await;
     let filter = SubscriptionFilter::builder()
         .resources_list_changed()
         .prompts_list_changed()
@@ -244,16 +245,8 @@ async fn a_2026_client_follows_changes_with_subscriptions_listen() {
 async fn without_sessions_every_request_still_answers_from_the_current_catalog() {
     let live = LiveCatalog::new(catalog(&[("alpha", "A.")]));
     let mcp = live_mcp(&live).streamable_http_service(HttpOptions::default());
-    let app = Router::new().nest_service("/mcp", mcp);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    let client = ()
-        .serve(StreamableHttpClientTransport::from_uri(format!(
-            "http://{addr}/mcp"
-        )))
-        .await
-        .unwrap();
+    let addr = serve_app(Router::new().nest_service("/mcp", mcp)).await;
+    let client = legacy_client(addr).await;
     for round in 0..5 {
         let name = format!("skill-{round}");
         live.replace(catalog(&[(&name, "S.")]));
@@ -322,13 +315,9 @@ impl SessionStream {
         let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
         let answer = post(addr, None, initialize).await;
         let session = answer
-            .lines()
-            .find_map(|line| {
-                let (name, value) = line.split_once(':')?;
-                name.eq_ignore_ascii_case("mcp-session-id")
-                    .then(|| value.trim().to_owned())
-            })
-            .unwrap_or_else(|| panic!("no session: {answer}"));
+            .header("mcp-session-id")
+            .unwrap_or_else(|| panic!("no session: {}", answer.head))
+            .to_owned();
         let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
         post(addr, Some(&session), initialized).await;
         let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
@@ -378,30 +367,19 @@ impl SessionStream {
     }
 }
 
-/// Posts a JSON-RPC message to /mcp (in the session, when given); the whole answer as text.
-async fn post(addr: SocketAddr, session: Option<&str>, body: &str) -> String {
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let session = session.map_or_else(String::new, |id| {
-        format!("Mcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-11-25\r\n")
-    });
-    let request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\n{session}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut raw = String::new();
-    stream.read_to_string(&mut raw).await.unwrap();
-    assert!(raw.starts_with("HTTP/1.1 20"), "{raw}");
-    raw
-}
-
-/// `GET path` over a fresh connection; the body as text.
-async fn http_get(addr: SocketAddr, path: &str) -> String {
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut raw = String::new();
-    stream.read_to_string(&mut raw).await.unwrap();
-    assert!(raw.starts_with("HTTP/1.1 200"), "{raw}");
-    raw.split_once("\r\n\r\n").unwrap().1.to_owned()
+/// Posts a JSON-RPC message to /mcp (in the session, when given); the answer, a `2xx`.
+async fn post(addr: SocketAddr, session: Option<&str>, body: &str) -> Response {
+    let mut headers = vec![
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
+    if let Some(session) = session {
+        headers.extend([
+            ("Mcp-Session-Id", session),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ]);
+    }
+    let answer = request_with_body(addr, "POST", "/mcp", &headers, body.as_bytes()).await;
+    assert!((200..300).contains(&answer.status), "{}", answer.head);
+    answer
 }
