@@ -116,7 +116,8 @@ async fn until_told(
     unreachable!()
 }
 
-/// The next notifications, until none comes for a moment.
+/// The lists told next, until none comes for a moment, in name order: rmcp's client may run
+/// the handlers of two notifications in either order.
 async fn next_told(told: &mut mpsc::UnboundedReceiver<&'static str>) -> Vec<&'static str> {
     let mut lists = vec![
         timeout(TOLD_WITHIN, told.recv())
@@ -127,6 +128,7 @@ async fn next_told(told: &mut mpsc::UnboundedReceiver<&'static str>) -> Vec<&'st
     while let Ok(Some(list)) = timeout(Duration::from_millis(300), told.recv()).await {
         lists.push(list);
     }
+    lists.sort_unstable();
     lists
 }
 
@@ -158,12 +160,12 @@ async fn a_session_is_told_which_lists_changed_and_lists_the_new_catalog_at_once
     let prompts = client.list_prompts(None).await.unwrap();
     let prompts: Vec<&str> = prompts.prompts.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(prompts, ["alpha", "beta"]);
-    assert_eq!(next_told(&mut told).await, ["resources", "prompts"]);
+    assert_eq!(next_told(&mut told).await, ["prompts", "resources"]);
 
     // The same catalog again: nothing to tell, then a real change is told alone.
     live.replace(catalog(&[("alpha", "A, again."), ("beta", "B.")]));
     live.replace(catalog(&[("beta", "B.")]));
-    assert_eq!(next_told(&mut told).await, ["resources", "prompts"]);
+    assert_eq!(next_told(&mut told).await, ["prompts", "resources"]);
 
     // A skill the new catalog dropped is not served any more.
     let gone = client
@@ -189,8 +191,8 @@ async fn every_session_is_told_and_the_well_known_index_agrees() {
     {}
 
     live.replace(catalog(&[("gamma", "G.")]));
-    assert_eq!(next_told(&mut first_told).await, ["resources", "prompts"]);
-    assert_eq!(next_told(&mut second_told).await, ["resources", "prompts"]);
+    assert_eq!(next_told(&mut first_told).await, ["prompts", "resources"]);
+    assert_eq!(next_told(&mut second_told).await, ["prompts", "resources"]);
     for client in [&first, &second] {
         assert_eq!(skill_names(client).await, ["gamma"]);
     }
