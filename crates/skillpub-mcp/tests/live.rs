@@ -20,7 +20,10 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio::time::timeout;
 
-#[expect(dead_code, reason = "serve_mcp serves a fixed catalog; these tests serve a live one")]
+#[expect(
+    dead_code,
+    reason = "serve_mcp serves a fixed catalog; these tests serve a live one"
+)]
 mod peers;
 use peers::{http_get, legacy_client, modern_client, protocol_error};
 
