@@ -1,20 +1,20 @@
 //! What a live catalog costs: a request through a live router next to the same request
-//! through the static router (same run, same catalog), and a swap of a 1,000-skill catalog
-//! next to building it.
+//! through the static router, in the same run and on the same catalog (`live_vs_static/*`);
+//! and a swap of a 1,000-skill catalog next to building it (`swap_1000/*`).
 //!
 //! ```sh
 //! cargo bench --bench live --features mcp
+//! # briefly, as the README's figures were measured:
+//! cargo bench --bench live --features mcp -- --warm-up-time 1 --measurement-time 3
 //! ```
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::Body;
-use criterion::Criterion;
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use http::Request;
-use skillpub::model::LiveCatalog;
-use skillpub::{Catalog, Skill};
+use skillpub::{Catalog, LiveCatalog, Skill, SkillFile};
 use tower::ServiceExt;
 
 static VERIFY_SKILL_DIGESTS: Skill = skillpub::skill!("examples/skills/verify-skill-digests");
@@ -24,6 +24,9 @@ fn catalog() -> Catalog {
     Catalog::new([&VERIFY_SKILL_DIGESTS, &WRITE_SKILL_MD]).unwrap()
 }
 
+/// The same requests through both routers. `get_added_skill_md` asks for a skill the live
+/// router's first catalog did not have, so it is answered by path rather than by an exact
+/// route; the static router has it from the start.
 const CASES: [(&str, &str); 4] = [
     ("get_index", skillpub::model::INDEX_PATH),
     (
@@ -37,20 +40,7 @@ const CASES: [(&str, &str); 4] = [
     ),
 ];
 
-fn request(runtime: &tokio::runtime::Runtime, app: &Router, path: &str) {
-    let request = Request::get(path).body(Body::empty()).unwrap();
-    black_box(runtime.block_on(app.clone().oneshot(request)).unwrap());
-}
-
-fn batch(runtime: &tokio::runtime::Runtime, app: &Router, path: &str, n: u64) -> Duration {
-    let started = Instant::now();
-    for _ in 0..n {
-        request(runtime, app, path);
-    }
-    started.elapsed()
-}
-
-fn main() {
+fn requests(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();
@@ -58,24 +48,85 @@ fn main() {
     let handle = LiveCatalog::new(Catalog::new([&WRITE_SKILL_MD]).unwrap());
     let live: Router = skillpub::web::live_router(handle.clone());
     handle.replace(catalog());
+    let mut group = c.benchmark_group("live_vs_static");
     for (name, path) in CASES {
-        let mut ratios: Vec<f64> = (0..2001)
-            .map(|round| {
-                let (a, b) = if round % 2 == 0 {
-                    let a = batch(&runtime, &fixed, path, 200);
-                    (a, batch(&runtime, &live, path, 200))
-                } else {
-                    let b = batch(&runtime, &live, path, 200);
-                    (batch(&runtime, &fixed, path, 200), b)
-                };
-                b.as_secs_f64() / a.as_secs_f64()
-            })
-            .collect();
-        ratios.sort_by(f64::total_cmp);
-        println!(
-            "{name}: live/static median {:.4} (quartiles {:.4} {:.4})",
-            ratios[1000], ratios[500], ratios[1500]
-        );
+        for (router, app) in [("static", &fixed), ("live", &live)] {
+            group.bench_function(format!("{name}/{router}"), |b| {
+                b.iter(|| {
+                    let request = Request::get(path).body(Body::empty()).unwrap();
+                    black_box(runtime.block_on(app.clone().oneshot(request)).unwrap())
+                });
+            });
+        }
     }
-    let _ = Criterion::default;
+    group.finish();
 }
+
+/// A catalog of `count` skills, one in ten with a supporting file (and so an archive), whose
+/// bytes all name `version`.
+fn many(count: usize, version: u32) -> Vec<Skill> {
+    (0..count)
+        .map(|i| {
+            let name = format!("skill-{i:04}");
+            let skill_md = format!(
+                "---\nname: {name}\ndescription: Does task {i} of the service, version {version}.\n---\n{}",
+                "Follow these steps, check the result, and report what changed.\n".repeat(16)
+            );
+            let skill = Skill::new(Some(name), skill_md);
+            if i % 10 == 0 {
+                let notes = format!("# Notes for task {i}, version {version}\n").repeat(32);
+                skill.with_files(vec![SkillFile::new("references/notes.md", notes, false)])
+            } else {
+                skill
+            }
+        })
+        .collect()
+}
+
+fn swaps(c: &mut Criterion) {
+    let skills = [many(1_000, 0), many(1_000, 1)];
+    let catalogs = [
+        Catalog::new(skills[0].clone()).unwrap(),
+        Catalog::new(skills[1].clone()).unwrap(),
+    ];
+    let mut group = c.benchmark_group("swap_1000");
+    group.sample_size(20);
+    group.bench_function("build_catalog", |b| {
+        b.iter_batched(
+            || skills[0].clone(),
+            |skills| black_box(Catalog::new(skills).unwrap()),
+            BatchSize::LargeInput,
+        );
+    });
+    group.bench_function("build_router", |b| {
+        b.iter(|| black_box(skillpub::web::router::<()>(catalogs[0].clone())));
+    });
+    // Every artifact changes at every swap (the two catalogs alternate), so nothing is reused.
+    let handle = LiveCatalog::new(catalogs[0].clone());
+    let _router: Router = skillpub::web::live_router(handle.clone());
+    let mut next = 1;
+    group.bench_function("replace_router", |b| {
+        b.iter(|| {
+            black_box(handle.replace(catalogs[next].clone()));
+            next = 1 - next;
+        });
+    });
+    #[cfg(feature = "mcp")]
+    {
+        let _mcp = skillpub::mcp::McpSkills::live(handle.clone())
+            .prompts(true)
+            .tools(true)
+            .build()
+            .unwrap();
+        group.bench_function("replace_router_and_mcp", |b| {
+            b.iter(|| {
+                black_box(handle.replace(catalogs[next].clone()));
+                next = 1 - next;
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, requests, swaps);
+criterion_main!(benches);

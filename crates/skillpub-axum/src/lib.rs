@@ -23,6 +23,15 @@
 //!     .merge(skillpub_axum::router(catalog));
 //! ```
 //!
+//! # Catalogs that change, and one per host
+//!
+//! [`live_router`] (or [`RouterBuilder::live`]) serves the catalog a
+//! [`LiveCatalog`](skillpub_core::LiveCatalog) holds at each moment: each catalog's answers are
+//! prepared before it is swapped in, and each request is answered from one catalog.
+//! [`RouterBuilder::hosts`] serves one catalog per `Host` ([`Hosts`]: an exact map and an
+//! optional default; any other host gets the `404` of the policy). The README's "Live catalogs"
+//! section has the figures.
+//!
 //! # HTTP policy
 //!
 #![doc = include_str!("docs/policy.md")]

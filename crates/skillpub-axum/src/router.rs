@@ -62,6 +62,14 @@ where
 /// # Ok::<(), skillpub_core::Errors>(())
 /// ```
 ///
+/// # Routes
+///
+/// The router takes every path under `/.well-known/agent-skills/`, whatever the catalog. The
+/// optional paths outside it, `/.well-known/api-catalog` and the legacy layout under
+/// `/.well-known/skills/`, are routed when the catalog the router is built with publishes
+/// them (afterwards they answer `404` while a catalog does not); to turn one of them on
+/// later, build the router again.
+///
 /// # Panics
 ///
 /// Merging panics if the app already has a route under `/.well-known/agent-skills/`.
