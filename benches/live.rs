@@ -113,6 +113,18 @@ fn swaps(c: &mut Criterion) {
     });
     #[cfg(feature = "mcp")]
     {
+        // What a restart builds for MCP, next to what a swap prepares for it.
+        group.bench_function("build_mcp", |b| {
+            b.iter(|| {
+                black_box(
+                    skillpub::mcp::McpSkills::builder(catalogs[0].clone())
+                        .prompts(true)
+                        .tools(true)
+                        .build()
+                        .unwrap(),
+                )
+            });
+        });
         let _mcp = skillpub::mcp::McpSkills::live(handle.clone())
             .prompts(true)
             .tools(true)

@@ -103,9 +103,12 @@ impl Admin {
     /// Whether `headers` carry `Authorization: Bearer <token>`. The digests of the two tokens
     /// are compared in constant time, so the time taken tells nothing of the token.
     fn authorizes(&self, headers: &HeaderMap) -> bool {
+        // The scheme is case-insensitive (RFC 9110); the token is compared whole.
         let Some(given) = headers
             .get(header::AUTHORIZATION)
-            .and_then(|value| value.as_bytes().strip_prefix(b"Bearer "))
+            .and_then(|value| value.as_bytes().split_at_checked(7))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case(b"Bearer "))
+            .map(|(_, token)| token)
         else {
             return false;
         };

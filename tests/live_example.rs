@@ -100,7 +100,8 @@ async fn an_admin_adds_replaces_and_removes_skills_and_the_index_follows_without
         second.as_bytes()
     );
 
-    let removed = delete(addr, "notes", Some(BEARER)).await;
+    let lower_case_scheme = format!("bearer {TOKEN}");
+    let removed = delete(addr, "notes", Some(&lower_case_scheme)).await;
     assert_eq!(removed.status, 204);
     assert!(removed.body.is_empty());
     assert_eq!(names(addr).await, EXAMPLE_SKILLS);
