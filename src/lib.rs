@@ -2,7 +2,8 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use skillpub_core::{
-    Catalog, CatalogBuilder, Error, ErrorKind, Errors, Skill, SkillFile, include_skills, skill,
+    Catalog, CatalogBuilder, Error, ErrorKind, Errors, LiveCatalog, Skill, SkillFile,
+    include_skills, skill,
 };
 
 /// The data model, all of skillpub-core: skills, frontmatter and its validation, digests, the

@@ -23,6 +23,15 @@
 //!     .merge(skillpub_axum::router(catalog));
 //! ```
 //!
+//! # Catalogs that change, and one per host
+//!
+//! [`live_router`] (or [`RouterBuilder::live`]) serves the catalog a
+//! [`LiveCatalog`](skillpub_core::LiveCatalog) holds at each moment: each catalog's answers are
+//! prepared before it is swapped in, and each request is answered from one catalog.
+//! [`RouterBuilder::hosts`] serves one catalog per `Host` ([`Hosts`]: an exact map and an
+//! optional default; any other host gets the `404` of the policy). The README's "Live catalogs"
+//! section has the figures.
+//!
 //! # HTTP policy
 //!
 #![doc = include_str!("docs/policy.md")]
@@ -63,13 +72,16 @@
 //! | `server` | `serve`: a hardened HTTP/1.1 server for any `Router` (header-read and idle timeouts, graceful shutdown, flood resistance) | no (yes in the `skillpub` facade) |
 
 mod coding;
+mod hosts;
 mod link;
+mod live;
 mod policy;
 mod router;
 #[cfg(feature = "server")]
 pub mod serve;
 
 pub use coding::{BROTLI_QUALITY, BROTLI_WINDOW};
+pub use hosts::{Hosts, InvalidHost};
 pub use link::{
     AgentSkillsLink, AgentSkillsLinkLayer, InvalidBasePath, InvalidIndexUrl, ResponseFuture,
 };
@@ -77,7 +89,7 @@ pub use policy::{
     ALLOWED_METHODS, COMMON_HEADERS, DEFAULT_CACHE_CONTROL, DEFAULT_CORS_MAX_AGE,
     DEFAULT_ERROR_CACHE_CONTROL, PREFLIGHT_HEADERS, Rejection,
 };
-pub use router::{RouterBuilder, router};
+pub use router::{RouterBuilder, live_router, router};
 #[cfg(feature = "server")]
 #[doc(inline)]
 pub use serve::serve;

@@ -2,14 +2,16 @@
 //! artifact, every other path under the folders to the answers of an unpublished path. What
 //! a request gets there is decided by the policy (`crate::policy`).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
 use http::HeaderValue;
-use skillpub_core::{Catalog, LEGACY_PATH, WELL_KNOWN_PATH};
+use skillpub_core::{API_CATALOG_PATH, Catalog, LEGACY_PATH, LiveCatalog, WELL_KNOWN_PATH};
+use tower::Service;
 
+use crate::hosts::Hosts;
+use crate::live::{self, HostAnswers, LiveAnswers, Resources};
 use crate::policy::{Answers, Policy};
 
 /// A `Router` that serves a catalog at `/.well-known/agent-skills/`, with the default policy.
@@ -41,6 +43,43 @@ where
     RouterBuilder::new(catalog).build()
 }
 
+/// A `Router` that serves the catalog `live` holds at each moment, with the default policy:
+/// [`LiveCatalog::replace`] changes what it serves without a restart. See
+/// [`RouterBuilder::live`].
+///
+/// # Example
+///
+/// ```
+/// use axum::Router;
+/// use skillpub_core::{Catalog, LiveCatalog, Skill};
+///
+/// let live = LiveCatalog::new(Catalog::new(Vec::<Skill>::new())?);
+/// let app: Router = Router::new().merge(skillpub_axum::live_router(live.clone()));
+/// // Later, from anywhere: the next request is answered from the new catalog.
+/// live.replace(Catalog::new([Skill::from_static(
+///     "---\nname: greeting\ndescription: Greets the user by name.\n---\nSay hello.\n",
+/// )])?);
+/// # Ok::<(), skillpub_core::Errors>(())
+/// ```
+///
+/// # Routes
+///
+/// The router takes every path under `/.well-known/agent-skills/`, whatever the catalog. The
+/// optional paths outside it, `/.well-known/api-catalog` and the legacy layout under
+/// `/.well-known/skills/`, are routed when the catalog the router is built with publishes
+/// them (afterwards they answer `404` while a catalog does not); to turn one of them on
+/// later, build the router again.
+///
+/// # Panics
+///
+/// Merging panics if the app already has a route under `/.well-known/agent-skills/`.
+pub fn live_router<S>(live: LiveCatalog) -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+{
+    RouterBuilder::live(live).build()
+}
+
 /// Builds the `/.well-known/agent-skills/` router with a chosen header policy.
 ///
 /// The settings are how long answers may be cached; what each answer carries is listed in
@@ -67,15 +106,67 @@ where
 #[derive(Debug, Clone)]
 #[must_use]
 pub struct RouterBuilder {
-    catalog: Catalog,
+    source: Source,
     policy: Policy,
 }
 
+/// What a router serves.
+#[derive(Debug, Clone)]
+enum Source {
+    /// One catalog for the router's life.
+    Fixed(Catalog),
+    /// The catalog of a handle at each moment.
+    Live(LiveCatalog),
+    /// A catalog per host.
+    Hosts(Hosts),
+}
+
 impl RouterBuilder {
-    /// Starts from the default policy.
+    /// Serves `catalog` for the router's life, with the default policy.
     pub fn new(catalog: Catalog) -> Self {
+        Self::from_source(Source::Fixed(catalog))
+    }
+
+    /// Serves the catalog `live` holds at each moment, with the default policy.
+    ///
+    /// Every catalog that [`LiveCatalog::replace`] publishes has its answers prepared before
+    /// it is swapped in; each request loads the current snapshot once and answers from it
+    /// alone, so it never sees an index from one catalog and a file or `ETag` from another,
+    /// and a swap never fails a request. The answers and the encoded variants of artifacts
+    /// that a new catalog keeps (same bytes, same type) are kept.
+    ///
+    /// The router has the routes of the folders (`/.well-known/agent-skills/` and, if the
+    /// catalog it starts with publishes the legacy index, `/.well-known/skills/`) and of
+    /// `/.well-known/api-catalog` if that catalog publishes it; a later catalog is served on
+    /// those routes, and anything it does not publish there is a `404`. Build a new router to
+    /// change which of those a site publishes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use axum::Router;
+    /// use skillpub_axum::RouterBuilder;
+    /// use skillpub_core::{Catalog, LiveCatalog};
+    ///
+    /// let live = LiveCatalog::new(Catalog::new(Vec::<skillpub_core::Skill>::new())?);
+    /// let skills: Router = RouterBuilder::live(live)
+    ///     .error_cache_control(http::HeaderValue::from_static("no-store"))
+    ///     .build();
+    /// # Ok::<(), skillpub_core::Errors>(())
+    /// ```
+    pub fn live(live: LiveCatalog) -> Self {
+        Self::from_source(Source::Live(live))
+    }
+
+    /// Serves the catalog of each request's host (see [`Hosts`]), with the default policy;
+    /// each can be live, as with [`live`](Self::live).
+    pub fn hosts(hosts: Hosts) -> Self {
+        Self::from_source(Source::Hosts(hosts))
+    }
+
+    fn from_source(source: Source) -> Self {
         Self {
-            catalog,
+            source,
             policy: Policy::default(),
         }
     }
@@ -146,37 +237,113 @@ impl RouterBuilder {
         S: Clone + Send + Sync + 'static,
     {
         let shared = Arc::new(self.policy.shared());
-        let mut router = Router::new();
-        // Paths that serve the same bytes as the same type (the legacy layout, a file shared
-        // by several skills) share their answers, so each encoded variant is made once.
-        let mut resources = HashMap::new();
-        for artifact in self.catalog.artifacts() {
-            let resource = resources
-                .entry((artifact.digest(), artifact.media_type()))
-                .or_insert_with(|| {
-                    let content_type = HeaderValue::from_static(artifact.media_type());
-                    let resource = self.policy.resource(
-                        content_type,
-                        artifact.bytes().clone(),
-                        artifact.digest(),
-                    );
-                    Arc::new(resource)
-                });
-            let answers = Answers::published(Arc::clone(resource), Arc::clone(&shared));
-            router = router.route_service(artifact.path(), answers);
+        match self.source {
+            Source::Fixed(catalog) => fixed(&catalog, &self.policy, shared),
+            Source::Live(live) => {
+                // Exact routes for what the first catalog publishes, as a fixed router has:
+                // the index, and every skill at the time; the folders for the rest.
+                let first = live.catalog();
+                let routes: Vec<Box<str>> = first.artifacts().map(|a| a.path().into()).collect();
+                let view = live::follow(&live, self.policy, shared, routes.clone());
+                let mut router = Router::new();
+                for (route, path) in routes.iter().enumerate() {
+                    router = router.route_service(path, LiveAnswers::route(view.clone(), route));
+                }
+                Routes::folders_of([&first]).to(router, &LiveAnswers::folder(view))
+            }
+            Source::Hosts(hosts) => {
+                let catalogs: Vec<Catalog> = hosts.catalogs().map(LiveCatalog::catalog).collect();
+                let answers = HostAnswers::new(&hosts, &self.policy, shared);
+                let mut router = Router::new();
+                if catalogs
+                    .iter()
+                    .any(|c| c.artifacts().any(|a| a.path() == API_CATALOG_PATH))
+                {
+                    router = router.route_service(API_CATALOG_PATH, answers.clone());
+                }
+                Routes::folders_of(&catalogs).to(router, &answers)
+            }
         }
-        // Everything else under the folders: 404, or a preflight answer.
-        let unpublished = Answers::unpublished(shared);
-        let mut folders = vec![WELL_KNOWN_PATH];
-        if self.catalog.has_legacy_index() {
-            folders.push(LEGACY_PATH);
-        }
-        for folder in folders {
-            router = router
-                .route_service(folder.trim_end_matches('/'), unpublished.clone())
-                .route_service(folder, unpublished.clone())
-                .route_service(&format!("{folder}{{*path}}"), unpublished.clone());
-        }
-        router
     }
+}
+
+/// A router with one route per published path, and the folders' other paths unpublished.
+fn fixed<S>(catalog: &Catalog, policy: &Policy, shared: Arc<crate::policy::Shared>) -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+{
+    let mut router = Router::new();
+    let mut resources = Resources::default();
+    let known = Resources::default();
+    for artifact in catalog.artifacts() {
+        let resource = resources.get_or_prepare(policy, artifact, &known);
+        let answers = Answers::published(resource, Arc::clone(&shared));
+        router = router.route_service(artifact.path(), answers);
+    }
+    // Everything else under the folders: 404, or a preflight answer.
+    let unpublished = Answers::unpublished(shared);
+    let mut folders = vec![WELL_KNOWN_PATH];
+    if catalog.has_legacy_index() {
+        folders.push(LEGACY_PATH);
+    }
+    for folder in folders {
+        router = folder_routes(router, folder, &unpublished);
+    }
+    router
+}
+
+/// The folders a router whose catalog can change routes by path.
+struct Routes {
+    legacy: bool,
+}
+
+impl Routes {
+    /// The folders of everything `catalogs` publish.
+    fn folders_of<'a>(catalogs: impl IntoIterator<Item = &'a Catalog>) -> Self {
+        Self {
+            legacy: catalogs.into_iter().any(Catalog::has_legacy_index),
+        }
+    }
+
+    /// `router` with these folders, to `service`.
+    fn to<S, T>(&self, router: Router<S>, service: &T) -> Router<S>
+    where
+        S: Clone + Send + Sync + 'static,
+        T: Service<
+                http::Request<axum::body::Body>,
+                Response = http::Response<axum::body::Body>,
+                Error = std::convert::Infallible,
+            > + Clone
+            + Send
+            + Sync
+            + 'static,
+        T::Future: Send + 'static,
+    {
+        let router = folder_routes(router, WELL_KNOWN_PATH, service);
+        if self.legacy {
+            folder_routes(router, LEGACY_PATH, service)
+        } else {
+            router
+        }
+    }
+}
+
+/// `folder` (with and without its trailing `/`) and every path under it, to `service`.
+fn folder_routes<S, T>(router: Router<S>, folder: &str, service: &T) -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    T: Service<
+            http::Request<axum::body::Body>,
+            Response = http::Response<axum::body::Body>,
+            Error = std::convert::Infallible,
+        > + Clone
+        + Send
+        + Sync
+        + 'static,
+    T::Future: Send + 'static,
+{
+    router
+        .route_service(folder.trim_end_matches('/'), service.clone())
+        .route_service(folder, service.clone())
+        .route_service(&format!("{folder}{{*path}}"), service.clone())
 }

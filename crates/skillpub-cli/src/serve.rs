@@ -1,16 +1,15 @@
 //! `skillpub serve SKILLS_DIR`: the folder served by the same router a Rust service mounts,
-//! for authors; with `--watch` it rebuilds once a change has settled (see [`watched`]) and keeps
-//! the last good catalog while the folder is invalid.
+//! for authors; with `--watch` it rebuilds once a change has settled (see [`watched`]), publishes
+//! the new catalog through the same [`LiveCatalog`] handle a Rust service uses, and keeps the
+//! last good catalog while the folder is invalid.
 
 mod watched;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, PoisonError, RwLock};
 
 use axum::Router;
-use skillpub_core::{Catalog, Errors, INDEX_PATH};
-use tower::ServiceExt;
+use skillpub_core::{Catalog, Errors, INDEX_PATH, LiveCatalog};
 
 use crate::export::unknown_fields_hint;
 use watched::Folder;
@@ -97,18 +96,8 @@ async fn serve(args: &Args) -> bool {
         args.skills_dir.display()
     );
     warn_skipped(&initial);
-    let current = Arc::new(RwLock::new(skillpub_axum::router::<()>(initial)));
-    let app = {
-        let current = Arc::clone(&current);
-        Router::new().fallback_service(tower::service_fn(move |request| {
-            // A swap is one assignment, so even a poisoned lock holds a whole router.
-            let router = current
-                .read()
-                .unwrap_or_else(PoisonError::into_inner)
-                .clone();
-            router.oneshot(request)
-        }))
-    };
+    let live = LiveCatalog::new(initial);
+    let app: Router = skillpub_axum::live_router(live.clone());
     let listener = match skillpub_axum::serve::bind(args.addr).await {
         Ok(listener) => listener,
         Err(error) => {
@@ -119,7 +108,7 @@ async fn serve(args: &Args) -> bool {
     let local = listener.local_addr().unwrap_or(args.addr);
     println!("Agent Skills index: http://{local}{INDEX_PATH}");
     if args.watch {
-        tokio::spawn(watch(args.skills_dir.clone(), current, seen));
+        watch(args.skills_dir.clone(), live, seen);
     }
     if let Err(error) = skillpub_axum::serve(listener, app).await {
         eprintln!("skillpub serve: {error}");
@@ -128,25 +117,27 @@ async fn serve(args: &Args) -> bool {
     true
 }
 
-/// Swaps in a new router each time the folder settles on a new valid catalog. The folder is
-/// followed on a thread of its own (waiting for events blocks), which ends with the process.
-async fn watch(
+/// Publishes each new valid catalog the folder settles on: the router prepares its answers
+/// before the swap, and requests in flight finish with the catalog they started with. The
+/// folder is followed on a thread of its own (waiting for events blocks), which ends with the
+/// process.
+fn watch(
     dir: PathBuf,
-    current: Arc<RwLock<Router>>,
+    live: LiveCatalog,
     mut seen: Folder<impl FnMut(&Path) -> Result<Catalog, Errors> + Send + 'static>,
 ) {
     let follow = move || {
         loop {
             match seen.next() {
                 Ok(catalog) => {
+                    // Said once it is served, so that what follows the line sees it.
+                    live.replace(catalog.clone());
                     eprintln!(
                         "skillpub serve: reloaded {}, {} skills",
                         dir.display(),
                         catalog.skills().len()
                     );
                     warn_skipped(&catalog);
-                    let router = skillpub_axum::router(catalog);
-                    *current.write().unwrap_or_else(PoisonError::into_inner) = router;
                 }
                 Err(errors) => eprintln!(
                     "{}\nskillpub serve: keeping the last good catalog",

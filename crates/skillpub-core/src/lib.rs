@@ -73,6 +73,16 @@
 //! # Ok::<(), skillpub_core::Errors>(())
 //! ```
 //!
+//! # Live catalogs
+//!
+//! A catalog is immutable; a service whose skills change (rows of a database, an admin's
+//! upload, one catalog per customer) holds a [`LiveCatalog`] and publishes each new catalog
+//! with [`LiveCatalog::replace`]. The servers built from the handle (skillpub-axum's live and
+//! per-host routers, skillpub-mcp's live service) prepare their answers for a catalog before
+//! it is swapped in, and answer every request from one [`Snapshot`]; a replaced snapshot is
+//! freed when the last request that loaded it ends. The example on [`LiveCatalog`] builds a
+//! catalog from bytes held at run time with [`Skill::new`] and [`Skill::with_files`].
+//!
 //! # Reading a folder
 //!
 #![doc = include_str!("docs/folders.md")]
@@ -114,6 +124,7 @@ mod index;
 #[cfg(feature = "fs")]
 mod io_error;
 mod legacy;
+mod live;
 mod media;
 mod origin;
 mod parallel;
@@ -155,6 +166,7 @@ pub use index::{
 #[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
 pub use io_error::IoError;
 pub use legacy::{LEGACY_INDEX_PATH, LEGACY_PATH};
+pub use live::{LiveCatalog, LiveView, Snapshot};
 pub use media::{GZIP, JSON, MARKDOWN, OCTET_STREAM, PLAIN_TEXT, ZIP, is_text, media_type};
 pub use origin::{DEV_PORTS, Origin, OriginError, is_local_host, is_local_ip};
 pub use skill::Skill;

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
+use crate::live::LiveMcpSkills;
 use crate::server::SkillsServer;
 use crate::skills::McpSkills;
 
@@ -49,6 +50,7 @@ pub const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 pub struct HttpOptions {
     origins: Option<Vec<String>>,
     hosts: Option<Vec<String>>,
+    stateful: bool,
 }
 
 impl HttpOptions {
@@ -67,6 +69,38 @@ impl HttpOptions {
     pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.hosts = Some(hosts.into_iter().map(Into::into).collect());
         self
+    }
+
+    /// Sessions for clients of the protocol versions before 2026-07-28 (default: off, every
+    /// request stands alone and is answered with JSON). With sessions, `initialize` opens
+    /// one (`Mcp-Session-Id`), a client may hold a `GET` stream of server-sent events open
+    /// for the server's notifications, such as `notifications/resources/list_changed` after
+    /// a [`LiveCatalog`](skillpub_core::LiveCatalog) replacement, and the session ends with
+    /// `DELETE`, or after five minutes without a request (rmcp's default). Clients of
+    /// 2026-07-28 have no sessions either way and follow changes with
+    /// `subscriptions/listen`.
+    ///
+    /// Each session holds a little memory and a task until it ends; the hardened server
+    /// (`skillpub_axum::serve`) counts a connection whose stream is open as busy, so it is
+    /// never closed as idle, and closes it at the end of the grace period on shutdown.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_mcp::HttpOptions;
+    ///
+    /// let options = HttpOptions::default().stateful(true);
+    /// assert!(options.is_stateful());
+    /// ```
+    pub fn stateful(mut self, on: bool) -> Self {
+        self.stateful = on;
+        self
+    }
+
+    /// Whether clients before 2026-07-28 get sessions.
+    #[must_use]
+    pub fn is_stateful(&self) -> bool {
+        self.stateful
     }
 
     /// The `Host` values the endpoint answers.
@@ -107,9 +141,9 @@ fn is_loopback_host(entry: &str) -> bool {
 }
 
 impl McpSkills {
-    /// A tower service for the Streamable HTTP transport: stateless, JSON responses, `Host`
-    /// and `Origin` checked as [`HttpOptions`] says. Nest it in the same axum app as the
-    /// well-known router.
+    /// A tower service for the Streamable HTTP transport: stateless unless
+    /// [`HttpOptions::stateful`], JSON responses, `Host` and `Origin` checked as
+    /// [`HttpOptions`] says. Nest it in the same axum app as the well-known router.
     ///
     /// # Example
     ///
@@ -124,19 +158,47 @@ impl McpSkills {
     /// ```
     #[must_use]
     pub fn streamable_http_service(&self, options: HttpOptions) -> McpService {
-        let config = StreamableHttpServerConfig::default()
-            .with_legacy_session_mode(false)
-            .with_json_response(true)
-            .with_allowed_hosts(options.hosts())
-            .with_allowed_origins(options.origins())
-            .enforce_origin_validation();
-        let skills = self.clone();
-        StreamableHttpService::new(
-            move || Ok(SkillsServer::new(skills.clone())),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        )
+        service(SkillsServer::new(self.clone()), &options)
     }
+}
+
+impl LiveMcpSkills {
+    /// A tower service for the Streamable HTTP transport, as
+    /// [`McpSkills::streamable_http_service`]; turn on [`HttpOptions::stateful`] for clients
+    /// before 2026-07-28 to be told of changes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_core::{Catalog, LiveCatalog};
+    /// use skillpub_mcp::{HttpOptions, McpSkills};
+    ///
+    /// let live = LiveCatalog::new(Catalog::new(Vec::<skillpub_core::Skill>::new())?);
+    /// let mcp = McpSkills::live(live.clone()).build()?;
+    /// let app: axum::Router = axum::Router::new()
+    ///     .merge(skillpub_axum::live_router(live))
+    ///     .nest_service("/mcp", mcp.streamable_http_service(HttpOptions::default().stateful(true)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn streamable_http_service(&self, options: HttpOptions) -> McpService {
+        service(SkillsServer::live(self.clone()), &options)
+    }
+}
+
+/// The transport for `server`: one clone per session (or per request, without sessions).
+fn service(server: SkillsServer, options: &HttpOptions) -> McpService {
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(options.stateful)
+        .with_json_response(true)
+        .with_allowed_hosts(options.hosts())
+        .with_allowed_origins(options.origins())
+        .enforce_origin_validation();
+    StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    )
 }
 
 #[cfg(test)]

@@ -72,9 +72,19 @@
 //! [`McpSkills::capabilities`]. [`McpSkills::get_prompt`] and [`McpSkills::call_tool`]
 //! answer `None` for a prompt or tool that is not theirs, so yours can answer it
 //! ([`prompt_not_found`] when none has the prompt).
+//!
+//! # Catalogs that change
+//!
+//! [`McpSkills::live`] serves the catalog a [`LiveCatalog`](skillpub_core::LiveCatalog) holds
+//! at each moment ([`LiveMcpSkills`]): `skills/list` answers from the new catalog as soon as
+//! `replace` returns. With [`HttpOptions::stateful`], clients of the protocol versions with
+//! sessions are told `notifications/resources/list_changed` (and `prompts/list_changed`) on
+//! their session's stream after a replacement; 2026-07-28 clients follow the same with
+//! `subscriptions/listen`, in either mode.
 
 mod http;
 mod instructions;
+mod live;
 mod prompts;
 mod server;
 mod skills;
@@ -82,6 +92,7 @@ mod tools;
 
 pub use http::{HttpOptions, LOOPBACK_HOSTS, LOOPBACK_ORIGINS, McpService};
 pub use instructions::INSTRUCTIONS_LIMIT;
+pub use live::LiveMcpSkills;
 pub use prompts::prompt_not_found;
 pub use server::{CacheHinted, SkillsServer, capabilities, fit_to_peer};
 pub use skills::{

@@ -36,6 +36,11 @@ impl Prompts {
         );
     }
 
+    /// The listing, sorted by name.
+    pub(crate) fn listed(&self) -> &[Prompt] {
+        &self.listed
+    }
+
     /// Puts the listing in name order, once every skill is added.
     pub(crate) fn sort(&mut self) {
         self.listed.sort_by(|a, b| a.name.cmp(&b.name));

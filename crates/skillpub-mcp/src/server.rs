@@ -1,5 +1,6 @@
 //! [`SkillsServer`]: a ready MCP server handler that serves a catalog and nothing else.
 
+use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestMethod, CallToolRequestParams, CallToolResponse, GetPromptRequestMethod,
     GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult,
@@ -9,8 +10,11 @@ use rmcp::model::{
     ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
     ReadResourceResult, ServerCapabilities, ServerConfig, ToolsCapability,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
+use tokio::sync::watch;
+
+use crate::live::{List, LiveMcpSkills, tell_session};
 
 use crate::prompts::prompt_not_found;
 use crate::skills::{McpSkills, resource_not_found};
@@ -61,6 +65,11 @@ impl McpSkills {
 /// `resources/read` and `resources/directory/read`, and `prompts/list`, `prompts/get`,
 /// `tools/list` and `tools/call` when those surfaces are on.
 ///
+/// Over a [`LiveMcpSkills`], every request is answered from the catalog of that moment, a
+/// session's client is told when a replacement changes a list (from `initialized` until the
+/// session ends), and `subscriptions/listen` is answered for 2026-07-28 clients. A clone is a
+/// handler for another session: what one session follows ends with that session.
+///
 /// # Example
 ///
 /// ```
@@ -70,22 +79,73 @@ impl McpSkills {
 /// let server = SkillsServer::new(McpSkills::new(catalog));
 /// # Ok::<(), skillpub_core::Errors>(())
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct SkillsServer {
-    skills: McpSkills,
+    skills: Served,
+    /// Dropped with the handler, which ends what its session follows.
+    session: watch::Sender<()>,
+}
+
+/// What a handler serves.
+#[derive(Debug, Clone)]
+enum Served {
+    Fixed(McpSkills),
+    Live(LiveMcpSkills),
 }
 
 impl SkillsServer {
     /// Serves these skills.
     #[must_use]
     pub fn new(skills: McpSkills) -> Self {
-        Self { skills }
+        Self::serving(Served::Fixed(skills))
     }
 
-    /// The skills it serves.
+    /// Serves the catalog of a live handle at each moment, and tells clients of changes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_core::{Catalog, LiveCatalog};
+    /// use skillpub_mcp::{McpSkills, SkillsServer};
+    ///
+    /// let live = LiveCatalog::new(Catalog::new(Vec::<skillpub_core::Skill>::new())?);
+    /// let server = SkillsServer::live(McpSkills::live(live).build()?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[must_use]
-    pub fn skills(&self) -> &McpSkills {
-        &self.skills
+    pub fn live(skills: LiveMcpSkills) -> Self {
+        Self::serving(Served::Live(skills))
+    }
+
+    fn serving(skills: Served) -> Self {
+        Self {
+            skills,
+            session: watch::Sender::new(()),
+        }
+    }
+
+    /// The skills it serves now: for a live handle, those of the current catalog.
+    #[must_use]
+    pub fn skills(&self) -> McpSkills {
+        match &self.skills {
+            Served::Fixed(skills) => skills.clone(),
+            Served::Live(live) => live.current(),
+        }
+    }
+
+    /// The capabilities it declares.
+    fn capabilities(&self, skills: &McpSkills) -> ServerCapabilities {
+        match &self.skills {
+            Served::Fixed(_) => skills.capabilities(),
+            Served::Live(live) => live.capabilities(),
+        }
+    }
+}
+
+impl Clone for SkillsServer {
+    /// The same skills, for another session.
+    fn clone(&self) -> Self {
+        Self::serving(self.skills.clone())
     }
 }
 
@@ -138,9 +198,59 @@ fn cursor(params: Option<&PaginatedRequestParams>) -> Option<&str> {
 
 impl ServerHandler for SkillsServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(self.skills.capabilities())
+        let skills = self.skills();
+        ServerConfig::new(self.capabilities(&skills))
             .with_server_info(Implementation::new("skillpub", env!("CARGO_PKG_VERSION")))
-            .with_instructions(self.skills.instructions())
+            .with_instructions(skills.instructions())
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let Served::Live(live) = &self.skills else {
+            return;
+        };
+        // The session's handler is dropped when the session ends, and with it the sender.
+        let mut session = self.session.subscribe();
+        let ended = async move { while session.changed().await.is_ok() {} };
+        tokio::spawn(tell_session(context.peer, live.changes(), ended));
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        match &self.skills {
+            Served::Fixed(_) => None,
+            Served::Live(live) => Some(requested.intersection(&live.subscription_filter())),
+        }
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        if let Served::Live(live) = &self.skills {
+            let mut changes = live.changes();
+            loop {
+                let lists = tokio::select! {
+                    () = context.cancelled() => break,
+                    lists = changes.next() => match lists {
+                        Some(lists) => lists,
+                        None => break,
+                    },
+                };
+                for list in lists {
+                    let sink = context.sink();
+                    let told = match list {
+                        List::Resources => sink.notify_resource_list_changed().await,
+                        List::Prompts => sink.notify_prompt_list_changed().await,
+                        List::Tools => sink.notify_tool_list_changed().await,
+                    };
+                    if told.is_err() {
+                        return Ok(());
+                    }
+                }
+            }
+        } else {
+            context.cancelled().await;
+        }
+        Ok(())
     }
 
     async fn list_prompts(
@@ -148,10 +258,11 @@ impl ServerHandler for SkillsServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        if !self.skills.offers_prompts() {
+        let skills = self.skills();
+        if !skills.offers_prompts() {
             return Err(ErrorData::method_not_found::<ListPromptsRequestMethod>());
         }
-        let result = self.skills.list_prompts(cursor(request.as_ref()))?;
+        let result = skills.list_prompts(cursor(request.as_ref()))?;
         Ok(fit_to_peer(result, &context))
     }
 
@@ -160,10 +271,11 @@ impl ServerHandler for SkillsServer {
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        if !self.skills.offers_prompts() {
+        let skills = self.skills();
+        if !skills.offers_prompts() {
             return Err(ErrorData::method_not_found::<GetPromptRequestMethod>());
         }
-        match self.skills.get_prompt(&request.name) {
+        match skills.get_prompt(&request.name) {
             Some(result) => Ok(result.into()),
             None => Err(prompt_not_found(&request.name)),
         }
@@ -174,10 +286,11 @@ impl ServerHandler for SkillsServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        if !self.skills.offers_tools() {
+        let skills = self.skills();
+        if !skills.offers_tools() {
             return Err(ErrorData::method_not_found::<ListToolsRequestMethod>());
         }
-        let result = self.skills.list_tools(cursor(request.as_ref()))?;
+        let result = skills.list_tools(cursor(request.as_ref()))?;
         Ok(fit_to_peer(result, &context))
     }
 
@@ -186,10 +299,11 @@ impl ServerHandler for SkillsServer {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        if !self.skills.offers_tools() {
+        let skills = self.skills();
+        if !skills.offers_tools() {
             return Err(ErrorData::method_not_found::<CallToolRequestMethod>());
         }
-        match self.skills.call_tool(&request) {
+        match skills.call_tool(&request) {
             Some(result) => Ok(result.into()),
             // The specification's protocol error for an unknown tool.
             None => Err(ErrorData::invalid_params(
@@ -207,7 +321,8 @@ impl ServerHandler for SkillsServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, ErrorData> {
-        let result = self.skills.list_skills(cursor(request.as_ref()))?;
+        let skills = self.skills();
+        let result = skills.list_skills(cursor(request.as_ref()))?;
         Ok(fit_to_peer(result, &context))
     }
 
@@ -216,7 +331,8 @@ impl ServerHandler for SkillsServer {
         request: GetSkillRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, ErrorData> {
-        Ok(fit_to_peer(self.skills.get_skill(&request.uri)?, &context))
+        let skills = self.skills();
+        Ok(fit_to_peer(skills.get_skill(&request.uri)?, &context))
     }
 
     async fn read_resource_directory(
@@ -224,9 +340,8 @@ impl ServerHandler for SkillsServer {
         request: ReadResourceDirectoryRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceDirectoryResult, ErrorData> {
-        let result = self
-            .skills
-            .read_resource_directory(&request.uri, request.cursor.as_deref())?;
+        let skills = self.skills();
+        let result = skills.read_resource_directory(&request.uri, request.cursor.as_deref())?;
         Ok(fit_to_peer(result, &context))
     }
 
@@ -235,7 +350,8 @@ impl ServerHandler for SkillsServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let result = self.skills.list_resources(cursor(request.as_ref()))?;
+        let skills = self.skills();
+        let result = skills.list_resources(cursor(request.as_ref()))?;
         Ok(fit_to_peer(result, &context))
     }
 
@@ -244,7 +360,8 @@ impl ServerHandler for SkillsServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        match self.skills.read_resource(&request.uri) {
+        let skills = self.skills();
+        match skills.read_resource(&request.uri) {
             Some(result) => Ok(fit_to_peer(result, &context).into()),
             None => Err(resource_not_found(&request.uri)),
         }

@@ -166,16 +166,24 @@ impl ServedSkill<'_> {
 #[derive(Debug, Clone)]
 pub struct McpSkills(pub(crate) Arc<Prepared>);
 
-/// Options for [`McpSkills`].
+/// Options for [`McpSkills`] over a catalog, or for a
+/// [`LiveMcpSkills`](crate::LiveMcpSkills) over a [`LiveCatalog`](skillpub_core::LiveCatalog)
+/// (made by [`McpSkills::live`]): the same options, applied to every catalog it publishes.
 #[derive(Debug, Clone)]
 #[must_use]
-pub struct McpSkillsBuilder {
-    catalog: Catalog,
+pub struct McpSkillsBuilder<C = Catalog> {
+    pub(crate) source: C,
+    pub(crate) options: Options,
+}
+
+/// The options of an [`McpSkillsBuilder`], apart from what it serves.
+#[derive(Debug, Clone)]
+pub(crate) struct Options {
     prefix: String,
     page_size: usize,
     ttl_ms: u64,
     cache_scope: CacheScope,
-    surfaces: Surfaces,
+    pub(crate) surfaces: Surfaces,
 }
 
 impl McpSkills {
@@ -183,20 +191,13 @@ impl McpSkills {
     /// [`DEFAULT_TTL_MS`], `cacheScope: public`, the skills extension and resources only (no
     /// prompts, no tools, no catalog summary in the instructions).
     pub fn builder(catalog: Catalog) -> McpSkillsBuilder {
-        McpSkillsBuilder {
-            catalog,
-            prefix: String::new(),
-            page_size: DEFAULT_PAGE_SIZE,
-            ttl_ms: DEFAULT_TTL_MS,
-            cache_scope: CacheScope::Public,
-            surfaces: Surfaces::default(),
-        }
+        McpSkillsBuilder::from_source(catalog)
     }
 
     /// The same as `McpSkills::builder(catalog).build()`.
     #[must_use]
     pub fn new(catalog: Catalog) -> Self {
-        Self::builder(catalog).prepare()
+        Self::prepare(&Options::default(), &catalog)
     }
 
     /// The server's `instructions`: how to reach the skills with the surfaces that are on
@@ -322,6 +323,17 @@ impl McpSkills {
         Ok(result)
     }
 
+    /// Which lists a client sees differ from those of `before`: `skills/list` or
+    /// `resources/list`, `prompts/list`, `tools/list`.
+    pub(crate) fn lists_differ(&self, before: &Self) -> [bool; 3] {
+        let (now, then) = (&self.0, &before.0);
+        [
+            now.skills != then.skills || now.listed != then.listed,
+            now.prompts.listed() != then.prompts.listed(),
+            now.tools.listed() != then.tools.listed(),
+        ]
+    }
+
     /// One page of `items` from `cursor` (an offset this server handed out).
     pub(crate) fn page<T: Clone>(
         &self,
@@ -370,29 +382,49 @@ fn not_served(message: String, uri: &str) -> ErrorData {
     ErrorData::invalid_params(message, Some(serde_json::json!({ "uri": uri })))
 }
 
-impl McpSkillsBuilder {
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            prefix: String::new(),
+            page_size: DEFAULT_PAGE_SIZE,
+            ttl_ms: DEFAULT_TTL_MS,
+            cache_scope: CacheScope::Public,
+            surfaces: Surfaces::default(),
+        }
+    }
+}
+
+impl<C> McpSkillsBuilder<C> {
+    /// The default options over `source`.
+    pub(crate) fn from_source(source: C) -> Self {
+        Self {
+            source,
+            options: Options::default(),
+        }
+    }
+
     /// A path put before each skill name in its URIs, such as `acme/billing` for
     /// `skill://acme/billing/refunds/SKILL.md` (default: none).
     pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
-        self.prefix = prefix.into();
+        self.options.prefix = prefix.into();
         self
     }
 
     /// Items per page (default [`DEFAULT_PAGE_SIZE`]).
     pub fn page_size(mut self, size: usize) -> Self {
-        self.page_size = size;
+        self.options.page_size = size;
         self
     }
 
     /// `ttlMs` of every result (default [`DEFAULT_TTL_MS`]); sent to 2026-07-28 peers only.
     pub fn ttl_ms(mut self, ttl_ms: u64) -> Self {
-        self.ttl_ms = ttl_ms;
+        self.options.ttl_ms = ttl_ms;
         self
     }
 
     /// `cacheScope` of every result (default public); sent to 2026-07-28 peers only.
     pub fn cache_scope(mut self, scope: CacheScope) -> Self {
-        self.cache_scope = scope;
+        self.options.cache_scope = scope;
         self
     }
 
@@ -417,7 +449,7 @@ impl McpSkillsBuilder {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn prompts(mut self, on: bool) -> Self {
-        self.surfaces.prompts = on;
+        self.options.surfaces.prompts = on;
         self
     }
 
@@ -446,7 +478,7 @@ impl McpSkillsBuilder {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn tools(mut self, on: bool) -> Self {
-        self.surfaces.tools = on;
+        self.options.surfaces.tools = on;
         self
     }
 
@@ -471,17 +503,14 @@ impl McpSkillsBuilder {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn instructions(mut self, on: bool) -> Self {
-        self.surfaces.instructions = on;
+        self.options.surfaces.instructions = on;
         self
     }
 
-    /// Prepares every answer.
-    ///
-    /// # Errors
-    ///
-    /// A prefix that is not URI-safe, or a page size of zero.
-    pub fn build(self) -> Result<McpSkills, ConfigError> {
-        let prefix = self.prefix.trim_matches('/');
+    /// The options, checked.
+    pub(crate) fn checked_options(self) -> Result<(C, Options), ConfigError> {
+        let Self { source, options } = self;
+        let prefix = options.prefix.trim_matches('/');
         let segment = |s: &str| {
             !s.is_empty()
                 && s.bytes()
@@ -492,33 +521,48 @@ impl McpSkillsBuilder {
                 .split('/')
                 .all(|s| segment(s) && s != "." && s != "..")
         {
-            return Err(ConfigError::Prefix(self.prefix));
+            return Err(ConfigError::Prefix(options.prefix));
         }
-        if self.page_size == 0 {
+        if options.page_size == 0 {
             return Err(ConfigError::PageSize);
         }
         let prefix = prefix.to_owned();
-        Ok(Self { prefix, ..self }.prepare())
+        Ok((source, Options { prefix, ..options }))
     }
+}
 
-    fn prepare(self) -> McpSkills {
-        let root_of = |name: &str| root_uri(&self.prefix, name);
-        let surfaces = self.surfaces;
+impl McpSkillsBuilder {
+    /// Prepares every answer.
+    ///
+    /// # Errors
+    ///
+    /// A prefix that is not URI-safe, or a page size of zero.
+    pub fn build(self) -> Result<McpSkills, ConfigError> {
+        let (catalog, options) = self.checked_options()?;
+        Ok(McpSkills::prepare(&options, &catalog))
+    }
+}
+
+impl McpSkills {
+    /// Prepares every answer of `catalog` with checked `options`.
+    pub(crate) fn prepare(options: &Options, catalog: &Catalog) -> Self {
+        let root_of = |name: &str| root_uri(&options.prefix, name);
+        let surfaces = options.surfaces;
         let mut prepared = Prepared {
             skills: Vec::new(),
             files: HashMap::new(),
             listed: Vec::new(),
             directories: BTreeMap::new(),
-            prefix: self.prefix.clone(),
-            page_size: self.page_size,
-            ttl_ms: self.ttl_ms,
-            cache_scope: self.cache_scope,
+            prefix: options.prefix.clone(),
+            page_size: options.page_size,
+            ttl_ms: options.ttl_ms,
+            cache_scope: options.cache_scope,
             surfaces,
             prompts: Prompts::default(),
             tools: Tools::new(surfaces.tools),
             instructions: String::new(),
         };
-        for skill in self.catalog.skills() {
+        for skill in catalog.skills() {
             let served = serve(skill, &root_of(skill.name()));
             if surfaces.prompts {
                 prepared.prompts.add(&served);
@@ -535,7 +579,7 @@ impl McpSkillsBuilder {
         }
         prepared.prompts.sort();
         prepared.tools.sort();
-        prepared.instructions = instructions::render(&prepared.skills, surfaces, &self.prefix);
+        prepared.instructions = instructions::render(&prepared.skills, surfaces, &options.prefix);
         McpSkills(Arc::new(prepared))
     }
 }

@@ -46,28 +46,43 @@ impl Answers {
             shared,
         }
     }
+}
 
-    fn pick(&self, method: &Method, headers: &HeaderMap) -> &Prepared {
-        let shared = &self.shared;
-        match (&self.resource, method) {
-            // A preflight asks whether the method is allowed, not whether the path exists;
-            // the request that follows it gets the 404, readable by the page thanks to CORS.
-            (_, &Method::OPTIONS) => &shared.preflight,
-            (None, _) => &shared.not_found,
-            (Some(resource), &Method::GET | &Method::HEAD) => {
-                // Negotiation first: preconditions only apply to what would be a 2xx
-                // (RFC 9110, 13.2.1).
-                let Some(variant) = resource.select(headers) else {
-                    return &shared.not_acceptable;
-                };
-                match Condition::of(headers, &variant.etag) {
-                    Condition::Send => &variant.ok,
-                    Condition::NotModified => &variant.not_modified,
-                    Condition::Failed => &shared.precondition_failed,
-                }
+/// Answers `request` on a path that publishes `resource` (`None` where nothing is
+/// published): every router's one way to pick a prepared answer.
+pub(crate) fn answer<B>(
+    resource: Option<&Resource>,
+    shared: &Shared,
+    request: &Request<B>,
+) -> Response<Body> {
+    let method = request.method();
+    pick(resource, shared, method, request.headers()).response(method)
+}
+
+fn pick<'a>(
+    resource: Option<&'a Resource>,
+    shared: &'a Shared,
+    method: &Method,
+    headers: &HeaderMap,
+) -> &'a Prepared {
+    match (resource, method) {
+        // A preflight asks whether the method is allowed, not whether the path exists;
+        // the request that follows it gets the 404, readable by the page thanks to CORS.
+        (_, &Method::OPTIONS) => &shared.preflight,
+        (None, _) => &shared.not_found,
+        (Some(resource), &Method::GET | &Method::HEAD) => {
+            // Negotiation first: preconditions only apply to what would be a 2xx
+            // (RFC 9110, 13.2.1).
+            let Some(variant) = resource.select(headers) else {
+                return &shared.not_acceptable;
+            };
+            match Condition::of(headers, &variant.etag) {
+                Condition::Send => &variant.ok,
+                Condition::NotModified => &variant.not_modified,
+                Condition::Failed => &shared.precondition_failed,
             }
-            (Some(_), _) => &shared.method_not_allowed,
         }
+        (Some(_), _) => &shared.method_not_allowed,
     }
 }
 
@@ -81,7 +96,6 @@ impl<B> tower::Service<Request<B>> for Answers {
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let prepared = self.pick(request.method(), request.headers());
-        ready(Ok(prepared.response(request.method())))
+        ready(Ok(answer(self.resource.as_deref(), &self.shared, &request)))
     }
 }

@@ -31,9 +31,10 @@ use http::{HeaderMap, HeaderValue};
 
 pub use cors::{DEFAULT_CORS_MAX_AGE, PREFLIGHT_HEADERS};
 pub use method::ALLOWED_METHODS;
-pub(crate) use method::Answers;
+pub(crate) use method::{Answers, answer};
 use prepared::Prepared;
 pub use rejection::Rejection;
+pub(crate) use resource::Resource;
 
 /// Default `Cache-Control` of `200`, `304` and preflight answers.
 ///
