@@ -620,9 +620,15 @@ impl CatalogBuilder {
 
     /// How many threads to use for this much work (in bytes to hash, see [`check_work`] and
     /// [`publish_work`]): one per [`WORK_PER_THREAD`], at most [`threads`](Self::threads).
+    /// Work for one thread never asks how many cores there are: on Linux that reads the
+    /// cgroup files, which costs more than building a small catalog.
     fn threads_for(&self, work: usize) -> NonZeroUsize {
-        let most = self.threads.unwrap_or_else(parallel::available);
-        NonZeroUsize::new(work / WORK_PER_THREAD).map_or(NonZeroUsize::MIN, |n| n.min(most))
+        match NonZeroUsize::new(work / WORK_PER_THREAD) {
+            Some(wanted) if wanted.get() > 1 => {
+                wanted.min(self.threads.unwrap_or_else(parallel::available))
+            }
+            _ => NonZeroUsize::MIN,
+        }
     }
 
     /// One skill's own rules: its `SKILL.md` through the parser, then its supporting files.
