@@ -112,25 +112,27 @@ fn swaps(c: &mut Criterion) {
         });
     });
     #[cfg(feature = "mcp")]
-    {
+    for (surfaces, on) in [("mcp", false), ("mcp_prompts_tools", true)] {
         // What a restart builds for MCP, next to what a swap prepares for it.
-        group.bench_function("build_mcp", |b| {
-            b.iter(|| {
-                black_box(
-                    skillpub::mcp::McpSkills::builder(catalogs[0].clone())
-                        .prompts(true)
-                        .tools(true)
-                        .build()
-                        .unwrap(),
-                )
-            });
+        let mcp = |catalog: Catalog| {
+            skillpub::mcp::McpSkills::builder(catalog)
+                .prompts(on)
+                .tools(on)
+                .build()
+                .unwrap()
+        };
+        group.bench_function(format!("build_{surfaces}"), |b| {
+            b.iter(|| black_box(mcp(catalogs[0].clone())));
         });
+        let handle = LiveCatalog::new(catalogs[0].clone());
+        let _router: Router = skillpub::web::live_router(handle.clone());
         let _mcp = skillpub::mcp::McpSkills::live(handle.clone())
-            .prompts(true)
-            .tools(true)
+            .prompts(on)
+            .tools(on)
             .build()
             .unwrap();
-        group.bench_function("replace_router_and_mcp", |b| {
+        let mut next = 1;
+        group.bench_function(format!("replace_router_and_{surfaces}"), |b| {
             b.iter(|| {
                 black_box(handle.replace(catalogs[next].clone()));
                 next = 1 - next;

@@ -8,9 +8,11 @@
 //! when the last request that loaded it drops it.
 
 use std::fmt;
+use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, Weak};
 
 use crate::catalog::Catalog;
+use crate::parallel;
 
 /// A handle to the catalog being served, which [`replace`](Self::replace) swaps for another
 /// while requests go on. Cheap to clone: every clone is the same handle.
@@ -173,10 +175,16 @@ impl LiveCatalog {
         let generation = writer.generation;
         writer.views.retain(|view| view.strong_count() > 0);
         let views: Vec<Arc<dyn Stage>> = writer.views.iter().filter_map(Weak::upgrade).collect();
-        let mut staged: Vec<Box<dyn Staged + '_>> = views
-            .iter()
-            .map(|view| view.stage(&catalog, generation))
-            .collect();
+        // Each view prepares on a core of its own (a router and an MCP service, say), so a
+        // replacement takes about as long as the slowest view rather than their sum.
+        let threads = match NonZeroUsize::new(views.len()) {
+            Some(count) if count.get() > 1 => count.min(parallel::available()),
+            _ => NonZeroUsize::MIN,
+        };
+        let mut staged: Vec<Box<dyn Staged + Send + '_>> =
+            parallel::map(views.iter().collect(), threads, |view| {
+                view.stage(&catalog, generation)
+            });
         // The old snapshots are dropped after the writer lock is released: freeing a large
         // catalog takes time that no replacement or reader should wait for.
         let replaced: Vec<Box<dyn Send>> = staged.iter_mut().map(|view| view.publish()).collect();
@@ -359,7 +367,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// A view as the writer sees it, whatever it prepares.
 trait Stage: Send + Sync {
     /// Prepares the snapshot of `catalog`, to publish later.
-    fn stage<'a>(&'a self, catalog: &Catalog, generation: u64) -> Box<dyn Staged + 'a>;
+    fn stage<'a>(&'a self, catalog: &Catalog, generation: u64) -> Box<dyn Staged + Send + 'a>;
 }
 
 /// A prepared snapshot waiting for its swap.
@@ -371,7 +379,7 @@ trait Staged {
 }
 
 impl<T: Send + Sync + 'static> Stage for Cell<T> {
-    fn stage<'a>(&'a self, catalog: &Catalog, generation: u64) -> Box<dyn Staged + 'a> {
+    fn stage<'a>(&'a self, catalog: &Catalog, generation: u64) -> Box<dyn Staged + Send + 'a> {
         Box::new(Pending {
             cell: self,
             snapshot: Arc::new(Snapshot {
@@ -502,6 +510,40 @@ mod tests {
         live.replace(catalog(&["b"]));
         live.replace(catalog(&["c"]));
         assert_eq!(heard.try_iter().collect::<Vec<_>>(), [(1, 1), (2, 2)]);
+    }
+
+    #[test]
+    fn views_prepare_at_the_same_time_on_several_cores() {
+        if parallel::available().get() < 2 {
+            eprintln!("skipped: one core, so the views prepare one after the other");
+            return;
+        }
+        // Each view, once armed, waits for the other to start preparing: only views that
+        // prepare at the same time both see the other one.
+        let armed = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let barrier = Arc::new(std::sync::Barrier::new(2));
+        let (sender, met) = mpsc::channel();
+        let live = LiveCatalog::new(catalog(&["a"]));
+        let views: Vec<_> = (0..2)
+            .map(|_| {
+                let (armed, barrier, sender) = (armed.clone(), barrier.clone(), sender.clone());
+                live.view(move |catalog| {
+                    if armed.load(std::sync::atomic::Ordering::SeqCst) {
+                        barrier.wait();
+                        sender.send(()).unwrap();
+                    }
+                    names(catalog)
+                })
+            })
+            .collect();
+        armed.store(true, std::sync::atomic::Ordering::SeqCst);
+        let replacing = std::thread::spawn(move || live.replace(catalog(&["b"])));
+        for _ in 0..2 {
+            met.recv_timeout(std::time::Duration::from_secs(10))
+                .expect("the two views prepare at the same time");
+        }
+        replacing.join().unwrap();
+        assert!(views.iter().all(|view| view.load().prepared() == &["b"]));
     }
 
     #[test]
