@@ -1,6 +1,7 @@
 //! What a live catalog costs: a request through a live router next to the same request
-//! through the static router, in the same run and on the same catalog (`live_vs_static/*`);
-//! and a swap of a 1,000-skill catalog next to building it (`swap_1000/*`).
+//! through the static router, in the same run and on the same catalog, in process
+//! (`live_vs_static/*`) and over HTTP on 127.0.0.1 (`http/*`); and a swap of a 1,000-skill
+//! catalog next to building it (`swap_1000/*`).
 //!
 //! ```sh
 //! cargo bench --bench live --features mcp
@@ -9,6 +10,8 @@
 //! ```
 
 use std::hint::black_box;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
 
 use axum::Router;
 use axum::body::Body;
@@ -56,6 +59,93 @@ fn requests(c: &mut Criterion) {
                     let request = Request::get(path).body(Body::empty()).unwrap();
                     black_box(runtime.block_on(app.clone().oneshot(request)).unwrap())
                 });
+            });
+        }
+    }
+    group.finish();
+}
+
+/// A keep-alive connection that sends GETs and reads each whole answer.
+struct Connection {
+    writer: TcpStream,
+    reader: BufReader<TcpStream>,
+    line: String,
+    body: Vec<u8>,
+}
+
+impl Connection {
+    fn open(addr: SocketAddr) -> Self {
+        let writer = TcpStream::connect(addr).unwrap();
+        writer.set_nodelay(true).unwrap();
+        let reader = BufReader::new(writer.try_clone().unwrap());
+        Self {
+            writer,
+            reader,
+            line: String::new(),
+            body: Vec::new(),
+        }
+    }
+
+    /// GETs `path`; returns the status and the length of the body read.
+    fn get(&mut self, path: &str) -> (u16, usize) {
+        write!(self.writer, "GET {path} HTTP/1.1\r\nHost: bench\r\n\r\n").unwrap();
+        let mut status = 0;
+        let mut length = 0;
+        loop {
+            self.line.clear();
+            self.reader.read_line(&mut self.line).unwrap();
+            let line = self.line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some(rest) = line.strip_prefix("HTTP/1.1 ") {
+                status = rest[..3].parse().unwrap();
+            } else if let Some((name, value)) = line.split_once(':')
+                && name.eq_ignore_ascii_case("content-length")
+            {
+                length = value.trim().parse().unwrap();
+            }
+        }
+        self.body.resize(length, 0);
+        self.reader.read_exact(&mut self.body).unwrap();
+        (status, length)
+    }
+}
+
+/// The same requests over HTTP/1.1 keep-alive connections on 127.0.0.1, to both routers
+/// served by `skillpub::web::serve` in one runtime: what the live router costs next to a whole
+/// request.
+fn http(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let handle = LiveCatalog::new(Catalog::new([&WRITE_SKILL_MD]).unwrap());
+    let routers: [(&str, Router); 2] = [
+        ("static", skillpub::web::router(catalog())),
+        ("live", skillpub::web::live_router(handle.clone())),
+    ];
+    handle.replace(catalog());
+    let addrs: Vec<(&str, SocketAddr)> = routers
+        .into_iter()
+        .map(|(name, app)| {
+            let listener = runtime
+                .block_on(skillpub::web::serve::bind("127.0.0.1:0"))
+                .unwrap();
+            let addr = listener.local_addr().unwrap();
+            runtime.spawn(async move { skillpub::web::serve(listener, app).await });
+            (name, addr)
+        })
+        .collect();
+    let mut group = c.benchmark_group("http");
+    for (name, path) in CASES {
+        for &(router, addr) in &addrs {
+            let mut connection = Connection::open(addr);
+            let expected = if name == "not_found" { 404 } else { 200 };
+            assert_eq!(connection.get(path).0, expected, "{router} {path}");
+            group.bench_function(format!("{name}/{router}"), |b| {
+                b.iter(|| black_box(connection.get(path)));
             });
         }
     }
@@ -142,5 +232,5 @@ fn swaps(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, requests, swaps);
+criterion_group!(benches, requests, http, swaps);
 criterion_main!(benches);
