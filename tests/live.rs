@@ -160,13 +160,7 @@ async fn get_as(addr: SocketAddr, host: &str, path: &str) -> Response {
 async fn names_for(addr: SocketAddr, host: &str) -> Vec<String> {
     let answer = get_as(addr, host, INDEX_PATH).await;
     assert_eq!(answer.status, 200, "{host}: {}", answer.head);
-    let index: serde_json::Value = serde_json::from_slice(&answer.body).unwrap();
-    index["skills"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|skill| skill["name"].as_str().unwrap().to_owned())
-        .collect()
+    answer.skill_names()
 }
 
 fn catalog_of(names: &[&str]) -> Catalog {

@@ -47,21 +47,19 @@ async fn delete(addr: SocketAddr, name: &str, authorization: Option<&str>) -> Re
 }
 
 /// The index, as served now.
-async fn index(addr: SocketAddr) -> Vec<u8> {
+async fn get_index(addr: SocketAddr) -> Response {
     let answer = request(addr, "GET", INDEX_PATH, &[]).await;
     assert_eq!(answer.status, 200);
-    answer.body
+    answer
+}
+
+async fn index(addr: SocketAddr) -> Vec<u8> {
+    get_index(addr).await.body
 }
 
 /// The names of the skills in the index.
 async fn names(addr: SocketAddr) -> Vec<String> {
-    let index: serde_json::Value = serde_json::from_slice(&index(addr).await).unwrap();
-    index["skills"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|skill| skill["name"].as_str().unwrap().to_owned())
-        .collect()
+    get_index(addr).await.skill_names()
 }
 
 /// The problems of a `400`.

@@ -292,6 +292,34 @@ where
     router
 }
 
+/// A service that answers a route on its own: what `Router::route_service` takes, with
+/// prepared answers that never fail.
+trait RouteService:
+    Service<
+        http::Request<axum::body::Body>,
+        Response = http::Response<axum::body::Body>,
+        Error = std::convert::Infallible,
+        Future: Send + 'static,
+    > + Clone
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<T> RouteService for T where
+    T: Service<
+            http::Request<axum::body::Body>,
+            Response = http::Response<axum::body::Body>,
+            Error = std::convert::Infallible,
+            Future: Send + 'static,
+        > + Clone
+        + Send
+        + Sync
+        + 'static
+{
+}
+
 /// The folders a router whose catalog can change routes by path.
 struct Routes {
     legacy: bool,
@@ -309,15 +337,7 @@ impl Routes {
     fn to<S, T>(&self, router: Router<S>, service: &T) -> Router<S>
     where
         S: Clone + Send + Sync + 'static,
-        T: Service<
-                http::Request<axum::body::Body>,
-                Response = http::Response<axum::body::Body>,
-                Error = std::convert::Infallible,
-            > + Clone
-            + Send
-            + Sync
-            + 'static,
-        T::Future: Send + 'static,
+        T: RouteService,
     {
         let router = folder_routes(router, WELL_KNOWN_PATH, service);
         if self.legacy {
@@ -332,15 +352,7 @@ impl Routes {
 fn folder_routes<S, T>(router: Router<S>, folder: &str, service: &T) -> Router<S>
 where
     S: Clone + Send + Sync + 'static,
-    T: Service<
-            http::Request<axum::body::Body>,
-            Response = http::Response<axum::body::Body>,
-            Error = std::convert::Infallible,
-        > + Clone
-        + Send
-        + Sync
-        + 'static,
-    T::Future: Send + 'static,
+    T: RouteService,
 {
     router
         .route_service(folder.trim_end_matches('/'), service.clone())

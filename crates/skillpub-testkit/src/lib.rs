@@ -18,6 +18,7 @@
 //! | GET and HEAD alike on the wire | [`get_and_head`] |
 //! | Keep-alive connections, timeouts, partial reads | [`send_get`], [`read_response`], [`finish_response`], [`closed_within`], [`still_open`] |
 //! | The bytes behind a `Content-Encoding` | [`decode`] |
+//! | The skill names of an index answer | [`Response::skill_names`] |
 //! | The `skillpub` binary, blocking or in a tokio test | [`Cli`], [`Outcome`] |
 //! | A child process stopped at the end; a server that prints its URL | [`Running`], [`Running::announced`], [`Announced`] |
 //! | A binary cargo built for another package or an example | [`built_binary`] |

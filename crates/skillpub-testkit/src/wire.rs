@@ -97,6 +97,37 @@ impl Response {
     pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
     }
+
+    /// The `name` of every entry of the Agent Skills index in the body, in its order.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_testkit::Response;
+    ///
+    /// let index = Response::parse(b"HTTP/1.1 200 OK\r\n\r\n{\"skills\":[{\"name\":\"pdf\"}]}");
+    /// assert_eq!(index.skill_names(), ["pdf"]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When the body is not an index whose entries each have a `name`.
+    #[must_use]
+    #[track_caller]
+    pub fn skill_names(&self) -> Vec<String> {
+        let index: serde_json::Value = serde_json::from_slice(&self.body)
+            .unwrap_or_else(|error| panic!("not JSON ({error}): {}", self.text()));
+        let entries = index["skills"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no `skills` array: {index}"));
+        entries
+            .iter()
+            .map(|entry| match entry["name"].as_str() {
+                Some(name) => name.to_owned(),
+                None => panic!("an entry without a name: {entry}"),
+            })
+            .collect()
+    }
 }
 
 /// Sends one request on a fresh connection (`Connection: close`) and reads the whole answer.

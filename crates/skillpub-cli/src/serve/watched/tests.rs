@@ -2,36 +2,15 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use skillpub_testkit::Scratch;
+
 use super::{DEBOUNCE, Folder};
 
-/// A scratch folder holding `skill/SKILL.md`, removed at the end.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str, text: &str) -> Self {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let path = std::env::temp_dir().join(format!(
-            "skillpub-watch-{name}-{}-{nanos}",
-            std::process::id()
-        ));
-        fs::create_dir_all(path.join("skill")).unwrap();
-        let scratch = Self(path);
-        fs::write(scratch.file(), text).unwrap();
-        scratch
-    }
-
-    fn file(&self) -> PathBuf {
-        self.0.join("skill/SKILL.md")
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
+/// A scratch folder holding `skill/SKILL.md` with `text`, and the path of that file.
+fn with_skill(name: &str, text: &str) -> (Scratch, PathBuf) {
+    let scratch = Scratch::new(name);
+    let file = scratch.write("skill/SKILL.md", text);
+    (scratch, file)
 }
 
 fn read_skill(dir: &Path) -> String {
@@ -40,15 +19,14 @@ fn read_skill(dir: &Path) -> String {
 
 #[test]
 fn a_file_written_in_two_parts_is_read_only_once_complete() {
-    let scratch = Scratch::new("two-parts", "first version\n");
-    let mut folder = Folder::with_events(scratch.0.clone(), read_skill);
+    let (scratch, file) = with_skill("two-parts", "first version\n");
+    let mut folder = Folder::with_events(scratch.path().to_path_buf(), read_skill);
     assert!(
         folder.events.is_some(),
         "this platform has file-system events"
     );
     assert_eq!(folder.read(), "first version\n");
 
-    let file = scratch.file();
     let writer = std::thread::spawn(move || {
         let mut out = fs::File::create(file).unwrap();
         out.write_all(b"second version, ").unwrap();
@@ -61,10 +39,9 @@ fn a_file_written_in_two_parts_is_read_only_once_complete() {
 
 #[test]
 fn a_change_while_reading_is_read_again() {
-    let scratch = Scratch::new("during", "before\n");
-    let file = scratch.file();
+    let (scratch, file) = with_skill("during", "before\n");
     let mut calls = 0;
-    let mut folder = Folder::with_events(scratch.0.clone(), |dir: &Path| {
+    let mut folder = Folder::with_events(scratch.path().to_path_buf(), |dir: &Path| {
         calls += 1;
         let text = read_skill(dir);
         if calls == 1 {
@@ -79,10 +56,9 @@ fn a_change_while_reading_is_read_again() {
 
 #[test]
 fn without_events_a_walk_finds_the_change_and_waits_for_it_to_settle() {
-    let scratch = Scratch::new("polled", "before\n");
-    let mut folder = Folder::new(scratch.0.clone(), read_skill);
+    let (scratch, file) = with_skill("polled", "before\n");
+    let mut folder = Folder::new(scratch.path().to_path_buf(), read_skill);
     assert_eq!(folder.read(), "before\n");
-    let file = scratch.file();
     let writer = std::thread::spawn(move || {
         std::thread::sleep(DEBOUNCE);
         fs::write(file, "after, a longer text\n").unwrap();
