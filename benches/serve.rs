@@ -86,18 +86,8 @@ async fn get(app: &Router, path: &str, headers: Headers<'_>) -> http::Response<B
 fn one_mib_of_markdown() -> String {
     const MIB: usize = 1 << 20;
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = vec![root.join("README.md")];
-    let mut folders = vec![root.join("crates")];
-    while let Some(folder) = folders.pop() {
-        for entry in std::fs::read_dir(folder).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                folders.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs" || e == "md") {
-                files.push(path);
-            }
-        }
-    }
+    let mut files = skillpub_testkit::rust_and_markdown_files(&root.join("crates"));
+    files.push(root.join("README.md"));
     files.sort();
     let source: String = files
         .iter()

@@ -126,21 +126,8 @@ fn print_sizes(title: &str, inputs: &Inputs) {
 /// One skill whose files are the repository's Markdown and Rust sources, sorted.
 fn sources() -> Catalog {
     let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
-    let mut files = Vec::new();
-    let mut folders = vec![root.join("crates")];
-    for top in ["README.md", "SECURITY.md"] {
-        files.push(root.join(top));
-    }
-    while let Some(folder) = folders.pop() {
-        for entry in std::fs::read_dir(folder).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                folders.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs" || e == "md") {
-                files.push(path);
-            }
-        }
-    }
+    let mut files = skillpub_testkit::rust_and_markdown_files(&root.join("crates"));
+    files.extend(["README.md", "SECURITY.md"].map(|top| root.join(top)));
     files.sort();
     let files = files
         .iter()

@@ -13,7 +13,7 @@
 //!
 //! Archives are deflated at level 6 and the HTTP `gzip` variants ([`gzip`]) at level 9. On
 //! this repository's own Markdown and Rust sources, level 9 makes archives 0.2 % smaller than
-//! level 6 and takes twice as long (`cargo bench -p skillpub-cold-start --bench levels`);
+//! level 6 and takes 1.5 times as long (`cargo bench -p skillpub-cold-start --bench levels`);
 //! archives are built for every skill of a folder at every start and by every clean build, so
 //! they take the faster level. The HTTP variants keep level 9: each is made once, for one file,
 //! and its `ETag` is derived from the digest of the plain bytes, so replicas of two versions
@@ -93,7 +93,7 @@ pub(crate) fn tar_gz(entries: &[Entry<'_>]) -> io::Result<Vec<u8>> {
 /// deflated by the archives' pinned compressor at level 9, so the same bytes give the same
 /// output on every build and machine. `skillpub-axum` makes its `Content-Encoding: gzip`
 /// variants of text files with it; the `.tar.gz` archives use the same framing at level 6,
-/// which is 0.2 % larger on real text and twice as fast, since every start or clean build
+/// which is 0.2 % larger on real text and a third faster, since every start or clean build
 /// makes them.
 ///
 /// # Example

@@ -26,6 +26,7 @@
 //! | Node.js's `npx` | [`npx_or_skip`] |
 //! | A tool that is missing: one line, or a failure in CI | [`skip_or_fail`], [`REQUIRE_EXTERNAL`], [`find_program`] |
 //! | The proptest settings of every property test | [`property_config`] |
+//! | Real Rust and Markdown text for a benchmark | [`rust_and_markdown_files`] |
 //!
 //! Helpers panic with a message that says what went wrong: they are for tests, where a panic
 //! is a failure with its reason. Everything a helper starts is stopped when the value that
@@ -65,6 +66,7 @@ mod process;
 mod property;
 mod scratch;
 mod server;
+mod sources;
 mod wire;
 
 pub use cli::{Cli, Outcome};
@@ -75,6 +77,7 @@ pub use process::{Announced, Running, built_binary};
 pub use property::property_config;
 pub use scratch::Scratch;
 pub use server::{serve, serve_raw};
+pub use sources::rust_and_markdown_files;
 pub use wire::{
     ANSWER_WITHIN, Response, closed_within, decode, finish_response, get_and_head, read_response,
     request, request_blocking, request_with_body, send_get, still_open,
