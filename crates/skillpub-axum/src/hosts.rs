@@ -9,7 +9,6 @@
 
 use std::borrow::{Borrow, Cow};
 use std::collections::BTreeMap;
-use std::fmt;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 use http::Request;
@@ -198,12 +197,6 @@ impl HostName {
 impl Borrow<str> for HostName {
     fn borrow(&self) -> &str {
         &self.0
-    }
-}
-
-impl fmt::Display for HostName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
     }
 }
 

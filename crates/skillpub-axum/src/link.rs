@@ -26,15 +26,14 @@ impl Which {
     fn applies(self, status: StatusCode, headers: &HeaderMap) -> bool {
         match self {
             Self::All => true,
-            Self::Html => headers
-                .get(CONTENT_TYPE)
-                .and_then(|value| value.to_str().ok())
-                .is_some_and(|value| {
-                    value
-                        .trim_start()
-                        .to_ascii_lowercase()
-                        .starts_with("text/html")
-                }),
+            // Compared in place: this runs on every answer of the app.
+            Self::Html => headers.get(CONTENT_TYPE).is_some_and(|value| {
+                value
+                    .as_bytes()
+                    .trim_ascii_start()
+                    .get(..b"text/html".len())
+                    .is_some_and(|start| start.eq_ignore_ascii_case(b"text/html"))
+            }),
             Self::When(predicate) => predicate(status, headers),
         }
     }

@@ -42,11 +42,12 @@ impl Resources {
         &mut self,
         policy: &Policy,
         artifact: &Artifact,
-        known: &Self,
+        known: Option<&Self>,
     ) -> Arc<Resource> {
         let key = (artifact.digest(), artifact.media_type());
         let resource = self.0.entry(key).or_insert_with(|| {
-            known.0.get(&key).cloned().unwrap_or_else(|| {
+            let known = known.and_then(|known| known.0.get(&key));
+            known.cloned().unwrap_or_else(|| {
                 let content_type = HeaderValue::from_static(artifact.media_type());
                 let body = artifact.bytes().clone();
                 Arc::new(policy.resource(content_type, body, artifact.digest()))
@@ -59,8 +60,6 @@ impl Resources {
 /// The answers of one catalog: by route of the router that prepared them, and by path.
 #[derive(Debug)]
 pub(crate) struct Published {
-    /// The answers that do not depend on the catalog, for every snapshot of a router.
-    shared: Arc<Shared>,
     /// The answers at each exact route of the router, in the order of its routes: `None`
     /// where this catalog publishes nothing.
     routed: Vec<Option<Arc<Resource>>>,
@@ -68,23 +67,33 @@ pub(crate) struct Published {
 }
 
 impl Published {
-    /// The answer to `request` on the exact route `route`.
-    fn answer_route<B>(&self, route: usize, request: &Request<B>) -> Response<Body> {
-        let resource = self.routed.get(route).and_then(Option::as_deref);
-        answer(resource, &self.shared, request)
+    /// The answers at the exact route `route`, or else at `path`; `None` where nothing is
+    /// published.
+    fn resource(&self, route: Option<usize>, path: &str) -> Option<Arc<Resource>> {
+        match route {
+            Some(route) => self.routed.get(route).cloned().flatten(),
+            None => self.by_path.get(path).cloned(),
+        }
     }
+}
 
-    /// The answer to `request`, by its path.
-    fn answer_path<B>(&self, request: &Request<B>) -> Response<Body> {
-        let resource = self.by_path.get(request.uri().path()).map(Arc::as_ref);
-        answer(resource, &self.shared, request)
-    }
+/// Answers `request` from the answers `view` publishes at `route` or at its path. The
+/// snapshot is read only to take those answers: making an encoded variant, on the first
+/// request for it, happens after, so it never holds up a replacement or other requests.
+fn answer_from(
+    view: &LiveView<Published>,
+    route: Option<usize>,
+    shared: &Shared,
+    request: &Request<impl Sized>,
+) -> Response<Body> {
+    let path = request.uri().path();
+    let resource = view.read(|snapshot| snapshot.prepared().resource(route, path));
+    answer(resource.as_deref(), shared, request)
 }
 
 /// How a router prepares the answers of each catalog it follows.
 struct Preparer {
     policy: Policy,
-    shared: Arc<Shared>,
     /// The paths of the router's exact routes.
     routes: Vec<Box<str>>,
     /// The answers of the newest catalog, to reuse for the artifacts the next one keeps.
@@ -100,7 +109,7 @@ impl Preparer {
         let by_path: FastMap<Box<str>, Arc<Resource>> = catalog
             .artifacts()
             .map(|artifact| {
-                let resource = resources.get_or_prepare(&self.policy, artifact, &last);
+                let resource = resources.get_or_prepare(&self.policy, artifact, Some(&last));
                 (Box::from(artifact.path()), resource)
             })
             .collect();
@@ -112,11 +121,7 @@ impl Preparer {
         // Only the newest catalog's answers are kept for the next one, so the answers of
         // whatever it dropped are freed with the snapshots that hold them.
         *last = resources;
-        Published {
-            shared: Arc::clone(&self.shared),
-            routed,
-            by_path,
-        }
+        Published { routed, by_path }
     }
 }
 
@@ -126,12 +131,10 @@ impl Preparer {
 pub(crate) fn follow(
     live: &LiveCatalog,
     policy: Policy,
-    shared: Arc<Shared>,
     routes: Vec<Box<str>>,
 ) -> LiveView<Published> {
     let preparer = Preparer {
         policy,
-        shared,
         routes,
         last: Mutex::new(Resources::default()),
     };
@@ -143,21 +146,23 @@ pub(crate) fn follow(
 #[derive(Debug, Clone)]
 pub(crate) struct LiveAnswers {
     view: LiveView<Published>,
+    shared: Arc<Shared>,
     route: Option<usize>,
 }
 
 impl LiveAnswers {
-    /// The service of the router's exact route number `route`.
-    pub(crate) fn route(view: LiveView<Published>, route: usize) -> Self {
+    /// The service of the router's exact route number `route`, or of a folder (every path
+    /// under it) for `None`.
+    pub(crate) fn new(
+        view: LiveView<Published>,
+        shared: Arc<Shared>,
+        route: Option<usize>,
+    ) -> Self {
         Self {
             view,
-            route: Some(route),
+            shared,
+            route,
         }
-    }
-
-    /// The service of a folder: every path under it.
-    pub(crate) fn folder(view: LiveView<Published>) -> Self {
-        Self { view, route: None }
     }
 }
 
@@ -171,11 +176,12 @@ impl<B> tower::Service<Request<B>> for LiveAnswers {
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let response = self.view.read(|snapshot| match self.route {
-            Some(route) => snapshot.prepared().answer_route(route, &request),
-            None => snapshot.prepared().answer_path(&request),
-        });
-        ready(Ok(response))
+        ready(Ok(answer_from(
+            &self.view,
+            self.route,
+            &self.shared,
+            &request,
+        )))
     }
 }
 
@@ -190,7 +196,7 @@ pub(crate) struct HostAnswers {
 
 impl HostAnswers {
     pub(crate) fn new(hosts: &Hosts, policy: &Policy, shared: Arc<Shared>) -> Self {
-        let follow = |live| follow(live, policy.clone(), Arc::clone(&shared), Vec::new());
+        let follow = |live| follow(live, policy.clone(), Vec::new());
         let by_host = hosts
             .names()
             .map(|(name, live)| (name.clone(), follow(live)))
@@ -227,7 +233,7 @@ impl<B> tower::Service<Request<B>> for HostAnswers {
             .and_then(|host| self.by_host.get(host.as_ref()))
             .or(self.default.as_ref());
         let response = match view {
-            Some(view) => view.read(|snapshot| snapshot.prepared().answer_path(&request)),
+            Some(view) => answer_from(view, None, &self.shared, &request),
             None => answer(None, &self.shared, &request),
         };
         ready(Ok(response))

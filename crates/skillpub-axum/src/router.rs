@@ -244,12 +244,13 @@ impl RouterBuilder {
                 // the index, and every skill at the time; the folders for the rest.
                 let first = live.catalog();
                 let routes: Vec<Box<str>> = first.artifacts().map(|a| a.path().into()).collect();
-                let view = live::follow(&live, self.policy, shared, routes.clone());
+                let view = live::follow(&live, self.policy, routes);
+                let answers = |route| LiveAnswers::new(view.clone(), Arc::clone(&shared), route);
                 let mut router = Router::new();
-                for (route, path) in routes.iter().enumerate() {
-                    router = router.route_service(path, LiveAnswers::route(view.clone(), route));
+                for (route, artifact) in first.artifacts().enumerate() {
+                    router = router.route_service(artifact.path(), answers(Some(route)));
                 }
-                Routes::folders_of([&first]).to(router, &LiveAnswers::folder(view))
+                folders(router, first.has_legacy_index(), &answers(None))
             }
             Source::Hosts(hosts) => {
                 let catalogs: Vec<Catalog> = hosts.catalogs().map(LiveCatalog::catalog).collect();
@@ -261,7 +262,8 @@ impl RouterBuilder {
                 {
                     router = router.route_service(API_CATALOG_PATH, answers.clone());
                 }
-                Routes::folders_of(&catalogs).to(router, &answers)
+                let legacy = catalogs.iter().any(Catalog::has_legacy_index);
+                folders(router, legacy, &answers)
             }
         }
     }
@@ -274,22 +276,14 @@ where
 {
     let mut router = Router::new();
     let mut resources = Resources::default();
-    let known = Resources::default();
     for artifact in catalog.artifacts() {
-        let resource = resources.get_or_prepare(policy, artifact, &known);
+        let resource = resources.get_or_prepare(policy, artifact, None);
         let answers = Answers::published(resource, Arc::clone(&shared));
         router = router.route_service(artifact.path(), answers);
     }
     // Everything else under the folders: 404, or a preflight answer.
     let unpublished = Answers::unpublished(shared);
-    let mut folders = vec![WELL_KNOWN_PATH];
-    if catalog.has_legacy_index() {
-        folders.push(LEGACY_PATH);
-    }
-    for folder in folders {
-        router = folder_routes(router, folder, &unpublished);
-    }
-    router
+    folders(router, catalog.has_legacy_index(), &unpublished)
 }
 
 /// A service that answers a route on its own: what `Router::route_service` takes, with
@@ -320,31 +314,18 @@ impl<T> RouteService for T where
 {
 }
 
-/// The folders a router whose catalog can change routes by path.
-struct Routes {
-    legacy: bool,
-}
-
-impl Routes {
-    /// The folders of everything `catalogs` publish.
-    fn folders_of<'a>(catalogs: impl IntoIterator<Item = &'a Catalog>) -> Self {
-        Self {
-            legacy: catalogs.into_iter().any(Catalog::has_legacy_index),
-        }
-    }
-
-    /// `router` with these folders, to `service`.
-    fn to<S, T>(&self, router: Router<S>, service: &T) -> Router<S>
-    where
-        S: Clone + Send + Sync + 'static,
-        T: RouteService,
-    {
-        let router = folder_routes(router, WELL_KNOWN_PATH, service);
-        if self.legacy {
-            folder_routes(router, LEGACY_PATH, service)
-        } else {
-            router
-        }
+/// `router` with the folders to `service`: `/.well-known/agent-skills/`, and the legacy
+/// `/.well-known/skills/` when `legacy`.
+fn folders<S, T>(router: Router<S>, legacy: bool, service: &T) -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    T: RouteService,
+{
+    let router = folder_routes(router, WELL_KNOWN_PATH, service);
+    if legacy {
+        folder_routes(router, LEGACY_PATH, service)
+    } else {
+        router
     }
 }
 
