@@ -241,11 +241,7 @@ impl Embed {
         Ok(Generated {
             code: self.code(&folder, root, &frontmatters, &keys, &store)?,
             watched: watched(&folder),
-            skipped: folder
-                .skipped()
-                .iter()
-                .map(|s| format!("skipped {} ({})", s.path.display(), s.reason))
-                .collect(),
+            skipped: folder.skipped().iter().map(ToString::to_string).collect(),
             skills: folder.skills().len(),
             archives_built,
             archives_kept,

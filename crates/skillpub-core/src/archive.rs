@@ -47,10 +47,13 @@ const SETTINGS: &str = concat!(
 );
 
 /// The archive key of a skill: the SHA-256 of [`SETTINGS`], the level, and every entry's path,
-/// mode and digest, in archive order. Two skills with the same key get the same archives, byte for
-/// byte, so the key names archives built ahead of time (by `skillpub-build`, in `OUT_DIR`),
-/// and the catalog only serves such archives when the key of the files it serves is theirs.
+/// mode and digest, in archive order (sorted by path here, whatever order they come in). Two
+/// skills with the same key get the same archives, byte for byte, so the key names archives
+/// built ahead of time (by `skillpub-build`, in `OUT_DIR`), and the catalog only serves such
+/// archives when the key of the files it serves is theirs.
 pub(crate) fn key<'a>(entries: impl IntoIterator<Item = (&'a str, u32, Digest)>) -> Digest {
+    let mut entries: Vec<(&str, u32, Digest)> = entries.into_iter().collect();
+    entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
     let mut hasher = Sha256::new();
     hasher.update(SETTINGS.as_bytes());
     hasher.update([ARCHIVE_LEVEL]);

@@ -560,8 +560,9 @@ impl CatalogBuilder {
         })))
     }
 
-    /// Runs every rule [`build`](Self::build) runs and builds nothing (no digest, archive or
-    /// index), for linters and build scripts that only need the verdict.
+    /// Runs every rule [`build`](Self::build) runs and builds nothing (no archive or index;
+    /// the only digest is of a `SKILL.md` whose frontmatter `skillpub-build` parsed, to know
+    /// it is the same file), for linters and build scripts that only need the verdict.
     ///
     /// # Example
     ///
@@ -620,15 +621,8 @@ impl CatalogBuilder {
 
     /// How many threads to use for this much work (in bytes to hash, see [`check_work`] and
     /// [`publish_work`]): one per [`WORK_PER_THREAD`], at most [`threads`](Self::threads).
-    /// Work for one thread never asks how many cores there are: on Linux that reads the
-    /// cgroup files, which costs more than building a small catalog.
     fn threads_for(&self, work: usize) -> NonZeroUsize {
-        match NonZeroUsize::new(work / WORK_PER_THREAD) {
-            Some(wanted) if wanted.get() > 1 => {
-                wanted.min(self.threads.unwrap_or_else(parallel::available))
-            }
-            _ => NonZeroUsize::MIN,
-        }
+        parallel::threads(work / WORK_PER_THREAD, self.threads)
     }
 
     /// One skill's own rules: its `SKILL.md` through the parser, then its supporting files.
@@ -641,19 +635,13 @@ impl CatalogBuilder {
     ) -> Result<Checked<'a>, Vec<Error>> {
         let label = label(skill, position);
         let bytes = skill.skill_md().clone();
-        let mut skill_md_digest = None;
-        let skill_md = match skill.built().frontmatter {
-            Some(parsed) => {
-                let digest = Digest::of(&bytes);
-                skill_md_digest = Some(digest);
-                if *digest.as_bytes() == parsed.skill_md {
-                    self.parser
-                        .read_parsed(bytes, parsed.json, skill.folder_name())
-                } else {
-                    self.parser.read(bytes, skill.folder_name())
-                }
-            }
-            None => self.parser.read(bytes, skill.folder_name()),
+        let built = skill.built().frontmatter;
+        let skill_md_digest = built.map(|_| Digest::of(&bytes));
+        let skill_md = match (built, skill_md_digest) {
+            (Some(parsed), Some(digest)) if *digest.as_bytes() == parsed.skill_md => self
+                .parser
+                .read_parsed(bytes, parsed.json, skill.folder_name()),
+            _ => self.parser.read(bytes, skill.folder_name()),
         };
         let name = match &skill_md {
             Ok(skill_md) => skill_md.name(),
@@ -794,7 +782,7 @@ fn publish_work(skill: &Skill) -> usize {
     let files: usize = skill.files().iter().map(|file| file.bytes().len()).sum();
     let all = files + skill.skill_md().len();
     let archives = match skill.built().archives {
-        _ if files == 0 => 0,
+        _ if skill.files().is_empty() => 0,
         Some(built) => built.tar_gz.len() + built.zip.len(),
         None => 2 * DEFLATE_WORK * all,
     };

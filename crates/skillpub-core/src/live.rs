@@ -8,7 +8,6 @@
 //! when the last request that loaded it drops it.
 
 use std::fmt;
-use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, Weak};
 
 use crate::catalog::Catalog;
@@ -64,8 +63,9 @@ struct Shared {
     writer: Mutex<Writer>,
 }
 
+/// What the writer lock guards. The generation is not here: under the lock it is always
+/// the current catalog's.
 struct Writer {
-    generation: u64,
     /// Every view registered and not yet dropped.
     views: Vec<Weak<dyn Stage>>,
 }
@@ -142,10 +142,7 @@ impl LiveCatalog {
         ));
         Self(Arc::new(Shared {
             catalog,
-            writer: Mutex::new(Writer {
-                generation: 0,
-                views: Vec::new(),
-            }),
+            writer: Mutex::new(Writer { views: Vec::new() }),
         }))
     }
 
@@ -171,16 +168,12 @@ impl LiveCatalog {
     /// Replacements are serialized: two at once publish one after the other, whole.
     pub fn replace(&self, catalog: Catalog) -> Catalog {
         let mut writer = self.writer();
-        writer.generation += 1;
-        let generation = writer.generation;
+        let generation = self.0.catalog.load().generation + 1;
         writer.views.retain(|view| view.strong_count() > 0);
         let views: Vec<Arc<dyn Stage>> = writer.views.iter().filter_map(Weak::upgrade).collect();
         // Each view prepares on a core of its own (a router and an MCP service, say), so a
         // replacement takes about as long as the slowest view rather than their sum.
-        let threads = match NonZeroUsize::new(views.len()) {
-            Some(count) if count.get() > 1 => count.min(parallel::available()),
-            _ => NonZeroUsize::MIN,
-        };
+        let threads = parallel::threads(views.len(), None);
         let mut staged: Vec<Box<dyn Staged + Send + '_>> =
             parallel::map(views.iter().collect(), threads, |view| {
                 view.stage(&catalog, generation)

@@ -11,6 +11,16 @@ pub(crate) fn available() -> NonZeroUsize {
     thread::available_parallelism().unwrap_or(NonZeroUsize::MIN)
 }
 
+/// How many threads to use for `wanted` pieces of work at once: that many, at most `cap`
+/// (by default every core). Work for one thread never asks how many cores there are: on
+/// Linux that reads the cgroup files, which costs more than building a small catalog.
+pub(crate) fn threads(wanted: usize, cap: Option<NonZeroUsize>) -> NonZeroUsize {
+    match NonZeroUsize::new(wanted) {
+        Some(wanted) if wanted.get() > 1 => wanted.min(cap.unwrap_or_else(available)),
+        _ => NonZeroUsize::MIN,
+    }
+}
+
 /// Runs `work` on every item, on the calling thread and up to `threads - 1` more, and returns
 /// the results in the order of `items`. Each thread takes the next item from a shared queue
 /// when it is done with one, so a large skill does not hold up the small ones behind it.

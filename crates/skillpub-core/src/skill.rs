@@ -216,14 +216,10 @@ impl Skill {
         if self.files.is_empty() {
             return None;
         }
-        let mut entries: Vec<(&str, u32, Digest)> = self
-            .files
-            .iter()
-            .map(|file| (file.path(), file.mode(), Digest::of(file.bytes())))
-            .collect();
-        entries.push((SKILL_MD, SKILL_MD_MODE, Digest::of(&self.skill_md)));
-        entries.sort_by(|a, b| a.0.cmp(b.0));
-        Some(archive::key(entries))
+        let files = self.files.iter();
+        let entries = files.map(|file| (file.path(), file.mode(), Digest::of(file.bytes())));
+        let skill_md = (SKILL_MD, SKILL_MD_MODE, Digest::of(&self.skill_md));
+        Some(archive::key(entries.chain([skill_md])))
     }
 
     /// What `skillpub-build` worked out at compile time, if anything.

@@ -1,6 +1,7 @@
 //! The size rules: the specification asks for a `SKILL.md` under 500 lines and a body under
 //! 5,000 tokens, since the whole body enters the agent's context when the skill is picked.
 
+use super::markdown::is_word;
 use super::{Advice, AdviceRule, Input};
 
 /// The most lines a `SKILL.md` should have, frontmatter included (agentskills.io: "keep your
@@ -37,7 +38,7 @@ pub fn estimate_tokens(text: &str) -> usize {
         if is_written_without_spaces(c) {
             tokens += 1;
             in_word = false;
-        } else if c.is_alphanumeric() || c == '_' {
+        } else if is_word(c) {
             if !in_word {
                 tokens += 1;
                 in_word = true;

@@ -135,14 +135,20 @@ static CLIENT_CALL: LazyLock<Regex> = lazy_regex!(
 static BASE_URL: LazyLock<Regex> = lazy_regex!(
     r"(?i)\b(?:base[ _-]?url|api[ _-]?base(?:[ _-]?url)?|api[ _-]?root|api[ _-]?endpoint|service[ _-]?url|api[ _-]?host)\b(?:\*\*|__)?\s*(?:[:=]|is|→|->)?\s*(?:\*\*|__)?[ \t]*\n?(?:[ \t]*\n)?[ \t]*(?:[-*+][ \t]+)?[`<\[]?(https?://[^\s`>\])]+)"
 );
+/// The hosts that are no remote service, as alternatives of a pattern.
+macro_rules! local_hosts {
+    () => {
+        r"localhost|127\.|0\.0\.0\.0|\[::1\]|example\.(?:com|org|net)|[\w.-]*\.example\b"
+    };
+}
 /// A host that is no remote service.
-static LOOPBACK: LazyLock<Regex> = lazy_regex!(
-    r"(?i)^https?://(?:localhost|127\.|0\.0\.0\.0|\[::1\]|example\.(?:com|org|net)|[\w.-]*\.example\b)"
-);
+static LOOPBACK: LazyLock<Regex> = lazy_regex!(concat!(r"(?i)^https?://(?:", local_hosts!(), ")"));
 /// A host that is no remote service, or a placeholder for one.
-static LOCAL_OR_PLACEHOLDER: LazyLock<Regex> = lazy_regex!(
-    r"(?i)^https?://(?:localhost|127\.|0\.0\.0\.0|\[::1\]|example\.(?:com|org|net)|[\w.-]*\.example\b|your[-\w.]*|<)"
-);
+static LOCAL_OR_PLACEHOLDER: LazyLock<Regex> = lazy_regex!(concat!(
+    r"(?i)^https?://(?:",
+    local_hosts!(),
+    r"|your[-\w.]*|<)"
+));
 /// A URL that is fetched to install or read something, not to call a service.
 static NOT_A_CALL: LazyLock<Regex> = lazy_regex!(
     r"(?i)install|/docs?(?:/|$)|llms(?:-full)?\.txt|\.(?:md|txt|html?)$|(?:install|setup|get)[\w.-]*\.(?:sh|ps1|py)\b|\.(?:tar\.gz|tgz|zip|deb|rpm|whl|dmg|exe|msi|AppImage|gz|xz|bz2|jar)\b|raw\.githubusercontent\.com|github\.com/[^/]+/[^/]+/(?:releases|archive|raw)|/releases/download/|sh\.rustup\.rs|get\.docker\.com|bun\.sh/install|deb\.nodesource"
