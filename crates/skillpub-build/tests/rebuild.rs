@@ -64,10 +64,21 @@ impl Probe {
              println!(\"{} files={} bytes={bytes} archives-as-from-folder={same}\", skill.name(), skill.files().len());\n    }\n}\n",
         )
         .unwrap();
+        let target = base.join("target");
+        // Outputs of this probe's build script from earlier runs (another skillpub-build gives
+        // another folder) would be read as this run's archives: start without them.
+        if let Ok(builds) = std::fs::read_dir(target.join("debug/build")) {
+            let ours = format!("{package}-");
+            for build in builds.flatten() {
+                if build.file_name().to_string_lossy().starts_with(&ours) {
+                    let _ = std::fs::remove_dir_all(build.path());
+                }
+            }
+        }
         Self {
             package,
             root,
-            target: base.join("target"),
+            target,
         }
     }
 
