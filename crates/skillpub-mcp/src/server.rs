@@ -240,7 +240,6 @@ impl ServerHandler for SkillsServer {
                     let told = match list {
                         List::Resources => sink.notify_resource_list_changed().await,
                         List::Prompts => sink.notify_prompt_list_changed().await,
-                        List::Tools => sink.notify_tool_list_changed().await,
                     };
                     if told.is_err() {
                         return Ok(());

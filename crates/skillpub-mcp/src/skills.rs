@@ -330,13 +330,12 @@ impl McpSkills {
     }
 
     /// Which lists a client sees differ from those of `before`: `skills/list` or
-    /// `resources/list`, `prompts/list`, `tools/list`.
-    pub(crate) fn lists_differ(&self, before: &Self) -> [bool; 3] {
+    /// `resources/list`, `prompts/list`. (`tools/list` is the same for every catalog.)
+    pub(crate) fn lists_differ(&self, before: &Self) -> [bool; 2] {
         let (now, then) = (&self.0, &before.0);
         [
             now.skills != then.skills || now.listed != then.listed,
             now.prompts.listed() != then.prompts.listed(),
-            now.tools.listed() != then.tools.listed(),
         ]
     }
 
