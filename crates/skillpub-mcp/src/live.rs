@@ -7,7 +7,7 @@ use std::sync::{Mutex, PoisonError};
 
 use rmcp::RoleServer;
 use rmcp::model::{ServerCapabilities, SubscriptionFilter};
-use rmcp::service::Peer;
+use rmcp::service::{Peer, SubscriptionSink};
 use skillpub_core::{LiveCatalog, LiveView};
 use tokio::sync::watch;
 
@@ -212,29 +212,49 @@ impl Changes {
     }
 }
 
-/// Tells `peer` of every change until its session ends (`ended` resolves) or it cannot be
-/// told any more.
-pub(crate) async fn tell_session(
-    peer: Peer<RoleServer>,
-    mut changes: Changes,
-    ended: impl std::future::Future<Output = ()>,
-) {
-    let mut ended = std::pin::pin!(ended);
-    loop {
-        let lists = tokio::select! {
-            () = &mut ended => return,
-            lists = changes.next() => match lists {
-                Some(lists) => lists,
-                None => return,
-            },
-        };
-        for list in lists {
-            let told = match list {
-                List::Resources => peer.notify_resource_list_changed().await,
-                List::Prompts => peer.notify_prompt_list_changed().await,
+/// Where a client is told that a list changed: a session's peer, or the stream of one
+/// `subscriptions/listen` request.
+pub(crate) trait Listener {
+    /// Tells of one changed list; `false` once it cannot be told any more.
+    async fn tell(&self, list: List) -> bool;
+}
+
+impl Listener for Peer<RoleServer> {
+    async fn tell(&self, list: List) -> bool {
+        match list {
+            List::Resources => self.notify_resource_list_changed().await,
+            List::Prompts => self.notify_prompt_list_changed().await,
+        }
+        .is_ok()
+    }
+}
+
+impl Listener for SubscriptionSink {
+    async fn tell(&self, list: List) -> bool {
+        match list {
+            List::Resources => self.notify_resource_list_changed().await,
+            List::Prompts => self.notify_prompt_list_changed().await,
+        }
+        .is_ok()
+    }
+}
+
+impl Changes {
+    /// Tells `listener` of every change until `until` resolves or it cannot be told any more.
+    pub(crate) async fn tell(mut self, listener: &impl Listener, until: impl Future<Output = ()>) {
+        let mut until = std::pin::pin!(until);
+        loop {
+            let lists = tokio::select! {
+                () = &mut until => return,
+                lists = self.next() => match lists {
+                    Some(lists) => lists,
+                    None => return,
+                },
             };
-            if told.is_err() {
-                return;
+            for list in lists {
+                if !listener.tell(list).await {
+                    return;
+                }
             }
         }
     }
