@@ -54,7 +54,7 @@ impl Target {
 }
 
 /// The well-known index of the origin of `url`.
-fn well_known(url: &Url) -> Url {
+pub(super) fn well_known(url: &Url) -> Url {
     let mut index = url.clone();
     index.set_path(INDEX_PATH);
     index.set_query(None);
