@@ -185,7 +185,7 @@ impl<T: Transport + Sync> Run<'_, T> {
     /// Every check of a target; the grade of its well-known index, once a URL could be made
     /// of it.
     fn all(&self, out: &mut Lines, target: &str) -> Option<Grade> {
-        let target = match discovery::Target::parse::<T>(target, self.options.page) {
+        let target = match discovery::Target::parse(target, self.options.page) {
             Ok(target) => target,
             Err(error) => {
                 out.push("target", Finding::target(error));
