@@ -51,12 +51,7 @@ impl Coding {
 /// and is hashed as text. Archives are compressed already and must reach the client exactly
 /// as hashed; images and other binaries gain little.
 pub(crate) fn is_encoded(media_type: &str) -> bool {
-    let essence = media_type
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase();
+    let essence = skillpub_core::essence(media_type).to_ascii_lowercase();
     essence.starts_with("text/")
         || essence == "application/json"
         || essence == "application/xml"

@@ -15,7 +15,7 @@ use rmcp::model::{
     ReadResourceDirectoryResult, ReadResourceResult, Resource, ResourceContents, Skill,
     SkillFrontmatter, SkillResource, SkillResources,
 };
-use skillpub_core::{Catalog, PublishedSkill, SKILL_MD};
+use skillpub_core::{Catalog, PublishedSkill, SKILL_MD, essence};
 
 use crate::instructions;
 use crate::prompts::Prompts;
@@ -687,9 +687,4 @@ fn add_skill(prepared: &mut Prepared, served: ServedSkill<'_>) {
         entry_frontmatter,
         SkillResources::Files(manifest),
     ));
-}
-
-/// A media type without its parameters: MCP's `mimeType` is the type itself.
-fn essence(media_type: &'static str) -> &'static str {
-    media_type.split(';').next().unwrap_or(media_type).trim()
 }
