@@ -49,19 +49,11 @@ impl Coding {
 
 /// Whether artifacts of this media type get encoded variants: text, which compresses well
 /// and is hashed as text. Archives are compressed already and must reach the client exactly
-/// as hashed; images and other binaries gain little.
+/// as hashed; images and other binaries gain little. Text is what [`skillpub_core::is_text`]
+/// says, in any case, plus the `+json` and `+xml` types (such as SVG).
 pub(crate) fn is_encoded(media_type: &str) -> bool {
-    let essence = media_type
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase();
-    essence.starts_with("text/")
-        || essence == "application/json"
-        || essence == "application/xml"
-        || essence.ends_with("+json")
-        || essence.ends_with("+xml")
+    let essence = skillpub_core::essence(media_type).to_ascii_lowercase();
+    skillpub_core::is_text(&essence) || essence.ends_with("+json") || essence.ends_with("+xml")
 }
 
 /// Brotli with the pinned settings; `None` if the encoder fails (it writes to memory, so it

@@ -239,16 +239,7 @@ impl<T: Transport> Client<T> {
     ///
     /// [`ClientError::BadTarget`] when the target is not an http(s) URL.
     pub fn index_url(target: &str) -> Result<Url, ClientError> {
-        let mut url = Url::parse(target).map_err(|_| ClientError::BadTarget(target.to_owned()))?;
-        if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
-            return Err(ClientError::BadTarget(target.to_owned()));
-        }
-        url.set_fragment(None);
-        if !url.path().ends_with(".json") {
-            let prefix = url.path().trim_end_matches('/').to_owned();
-            url.set_path(&format!("{prefix}{INDEX_PATH}"));
-        }
-        Ok(url)
+        index_url(target)
     }
 
     /// Fetches and parses the index of a target (an origin, an origin with a path prefix, or
@@ -352,6 +343,20 @@ impl<T: Transport> Client<T> {
             notes,
         })
     }
+}
+
+/// The index URL for a target, whatever the transport (see [`Client::index_url`]).
+pub(crate) fn index_url(target: &str) -> Result<Url, ClientError> {
+    let mut url = Url::parse(target).map_err(|_| ClientError::BadTarget(target.to_owned()))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err(ClientError::BadTarget(target.to_owned()));
+    }
+    url.set_fragment(None);
+    if !url.path().ends_with(".json") {
+        let prefix = url.path().trim_end_matches('/').to_owned();
+        url.set_path(&format!("{prefix}{INDEX_PATH}"));
+    }
+    Ok(url)
 }
 
 /// Validates a fetched `SKILL.md` with the Agent Skills rules ([`SkillMd::parse`]), the entry

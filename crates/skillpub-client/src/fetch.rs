@@ -5,7 +5,7 @@ use std::io::Read;
 use std::time::{Duration, Instant};
 
 use http::{HeaderMap, Method, StatusCode};
-use skillpub_core::Digest;
+use skillpub_core::{Digest, essence};
 use url::Url;
 
 use crate::source::SourceError;
@@ -130,11 +130,6 @@ impl Fetched {
         let value = self.header("content-type")?;
         Some(essence(value).to_ascii_lowercase())
     }
-}
-
-/// A media type without its parameters: `text/markdown` for `text/markdown; charset=utf-8`.
-pub(crate) fn essence(media_type: &str) -> &str {
-    media_type.split(';').next().unwrap_or(media_type).trim()
 }
 
 /// Why a request produced no usable response.

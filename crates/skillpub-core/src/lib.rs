@@ -167,7 +167,9 @@ pub use index::{
 pub use io_error::IoError;
 pub use legacy::{LEGACY_INDEX_PATH, LEGACY_PATH};
 pub use live::{LiveCatalog, LiveView, Snapshot};
-pub use media::{GZIP, JSON, MARKDOWN, OCTET_STREAM, PLAIN_TEXT, ZIP, is_text, media_type};
+pub use media::{
+    GZIP, JSON, MARKDOWN, OCTET_STREAM, PLAIN_TEXT, ZIP, essence, is_text, media_type,
+};
 pub use origin::{DEV_PORTS, Origin, OriginError, is_local_host, is_local_ip};
 pub use skill::Skill;
 pub use skill_md::{SkillMd, SkillMdParser};

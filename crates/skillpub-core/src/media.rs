@@ -79,6 +79,24 @@ pub fn is_text(media_type: &str) -> bool {
     media_type.starts_with("text/") || media_type == JSON || media_type == "application/xml"
 }
 
+/// A media type without its parameters, trimmed: the type itself, as MCP's `mimeType` and a
+/// comparison of types want it. The case is kept; lowercase the result to compare a type a
+/// server sent.
+///
+/// # Example
+///
+/// ```
+/// use skillpub_core::{MARKDOWN, essence};
+///
+/// assert_eq!(essence(MARKDOWN), "text/markdown");
+/// assert_eq!(essence(" Text/Plain ; charset=utf-8"), "Text/Plain");
+/// assert_eq!(essence("image/png"), "image/png");
+/// ```
+#[must_use]
+pub fn essence(media_type: &str) -> &str {
+    media_type.split(';').next().unwrap_or(media_type).trim()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,21 +7,22 @@ use std::sync::{Mutex, PoisonError};
 
 use rmcp::RoleServer;
 use rmcp::model::{ServerCapabilities, SubscriptionFilter};
-use rmcp::service::Peer;
+use rmcp::service::{Peer, SubscriptionSink};
 use skillpub_core::{LiveCatalog, LiveView};
 use tokio::sync::watch;
 
 use crate::skills::{ConfigError, McpSkills, McpSkillsBuilder, Surfaces};
 
 /// How many times each list a client can be told about has changed: a client that saw
-/// `before` is told of every list that differs in `after`.
+/// `before` is told of every list that differs in `after`. The tools are the same for every
+/// catalog, so their list never changes; the prompts are empty for every catalog when they
+/// are off, so their version moves only when they are on.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Versions {
     /// `skills/list` and `resources/list` (told as `notifications/resources/list_changed`:
     /// the skills extension has no notification of its own).
     resources: u64,
     prompts: u64,
-    tools: u64,
 }
 
 /// One catalog prepared for MCP, with the versions of its lists.
@@ -113,11 +114,10 @@ impl McpSkillsBuilder<LiveCatalog> {
 impl Versions {
     /// The versions of `after`, prepared from the catalog that follows `before`'s.
     fn after(self, before: &McpSkills, after: &McpSkills) -> Self {
-        let [resources, prompts, tools] = after.lists_differ(before);
+        let [resources, prompts] = after.lists_differ(before);
         Self {
             resources: self.resources + u64::from(resources),
             prompts: self.prompts + u64::from(prompts),
-            tools: self.tools + u64::from(tools),
         }
     }
 }
@@ -172,11 +172,7 @@ impl LiveMcpSkills {
     pub(crate) fn changes(&self) -> Changes {
         let mut changes = self.changes.clone();
         let seen = *changes.borrow_and_update();
-        Changes {
-            changes,
-            seen,
-            surfaces: self.surfaces,
-        }
+        Changes { changes, seen }
     }
 }
 
@@ -185,7 +181,6 @@ impl LiveMcpSkills {
 pub(crate) struct Changes {
     changes: watch::Receiver<Versions>,
     seen: Versions,
-    surfaces: Surfaces,
 }
 
 /// A list a client can be told has changed.
@@ -193,7 +188,6 @@ pub(crate) struct Changes {
 pub(crate) enum List {
     Resources,
     Prompts,
-    Tools,
 }
 
 impl Changes {
@@ -207,11 +201,8 @@ impl Changes {
             if now.resources != self.seen.resources {
                 lists.push(List::Resources);
             }
-            if self.surfaces.prompts && now.prompts != self.seen.prompts {
+            if now.prompts != self.seen.prompts {
                 lists.push(List::Prompts);
-            }
-            if self.surfaces.tools && now.tools != self.seen.tools {
-                lists.push(List::Tools);
             }
             self.seen = now;
             if !lists.is_empty() {
@@ -221,30 +212,49 @@ impl Changes {
     }
 }
 
-/// Tells `peer` of every change until its session ends (`ended` resolves) or it cannot be
-/// told any more.
-pub(crate) async fn tell_session(
-    peer: Peer<RoleServer>,
-    mut changes: Changes,
-    ended: impl std::future::Future<Output = ()>,
-) {
-    let mut ended = std::pin::pin!(ended);
-    loop {
-        let lists = tokio::select! {
-            () = &mut ended => return,
-            lists = changes.next() => match lists {
-                Some(lists) => lists,
-                None => return,
-            },
-        };
-        for list in lists {
-            let told = match list {
-                List::Resources => peer.notify_resource_list_changed().await,
-                List::Prompts => peer.notify_prompt_list_changed().await,
-                List::Tools => peer.notify_tool_list_changed().await,
+/// Where a client is told that a list changed: a session's peer, or the stream of one
+/// `subscriptions/listen` request.
+pub(crate) trait Listener {
+    /// Tells of one changed list; `false` once it cannot be told any more.
+    async fn tell(&self, list: List) -> bool;
+}
+
+impl Listener for Peer<RoleServer> {
+    async fn tell(&self, list: List) -> bool {
+        match list {
+            List::Resources => self.notify_resource_list_changed().await,
+            List::Prompts => self.notify_prompt_list_changed().await,
+        }
+        .is_ok()
+    }
+}
+
+impl Listener for SubscriptionSink {
+    async fn tell(&self, list: List) -> bool {
+        match list {
+            List::Resources => self.notify_resource_list_changed().await,
+            List::Prompts => self.notify_prompt_list_changed().await,
+        }
+        .is_ok()
+    }
+}
+
+impl Changes {
+    /// Tells `listener` of every change until `until` resolves or it cannot be told any more.
+    pub(crate) async fn tell(mut self, listener: &impl Listener, until: impl Future<Output = ()>) {
+        let mut until = std::pin::pin!(until);
+        loop {
+            let lists = tokio::select! {
+                () = &mut until => return,
+                lists = self.next() => match lists {
+                    Some(lists) => lists,
+                    None => return,
+                },
             };
-            if told.is_err() {
-                return;
+            for list in lists {
+                if !listener.tell(list).await {
+                    return;
+                }
             }
         }
     }

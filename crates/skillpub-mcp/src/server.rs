@@ -14,7 +14,7 @@ use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use tokio::sync::watch;
 
-use crate::live::{List, LiveMcpSkills, tell_session};
+use crate::live::LiveMcpSkills;
 
 use crate::prompts::prompt_not_found;
 use crate::skills::{McpSkills, resource_not_found};
@@ -211,7 +211,8 @@ impl ServerHandler for SkillsServer {
         // The session's handler is dropped when the session ends, and with it the sender.
         let mut session = self.session.subscribe();
         let ended = async move { while session.changed().await.is_ok() {} };
-        tokio::spawn(tell_session(context.peer, live.changes(), ended));
+        let (peer, changes) = (context.peer, live.changes());
+        tokio::spawn(async move { changes.tell(&peer, ended).await });
     }
 
     fn accepted_subscription_filter(
@@ -225,30 +226,13 @@ impl ServerHandler for SkillsServer {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        if let Served::Live(live) = &self.skills {
-            let mut changes = live.changes();
-            loop {
-                let lists = tokio::select! {
-                    () = context.cancelled() => break,
-                    lists = changes.next() => match lists {
-                        Some(lists) => lists,
-                        None => break,
-                    },
-                };
-                for list in lists {
-                    let sink = context.sink();
-                    let told = match list {
-                        List::Resources => sink.notify_resource_list_changed().await,
-                        List::Prompts => sink.notify_prompt_list_changed().await,
-                        List::Tools => sink.notify_tool_list_changed().await,
-                    };
-                    if told.is_err() {
-                        return Ok(());
-                    }
-                }
+        match &self.skills {
+            Served::Fixed(_) => context.cancelled().await,
+            Served::Live(live) => {
+                live.changes()
+                    .tell(context.sink(), context.cancelled())
+                    .await;
             }
-        } else {
-            context.cancelled().await;
         }
         Ok(())
     }

@@ -15,7 +15,7 @@ use rmcp::model::{
     ReadResourceDirectoryResult, ReadResourceResult, Resource, ResourceContents, Skill,
     SkillFrontmatter, SkillResource, SkillResources,
 };
-use skillpub_core::{Catalog, PublishedSkill, SKILL_MD};
+use skillpub_core::{Catalog, PublishedSkill, SKILL_MD, essence};
 
 use crate::instructions;
 use crate::prompts::Prompts;
@@ -330,13 +330,12 @@ impl McpSkills {
     }
 
     /// Which lists a client sees differ from those of `before`: `skills/list` or
-    /// `resources/list`, `prompts/list`, `tools/list`.
-    pub(crate) fn lists_differ(&self, before: &Self) -> [bool; 3] {
+    /// `resources/list`, `prompts/list`. (`tools/list` is the same for every catalog.)
+    pub(crate) fn lists_differ(&self, before: &Self) -> [bool; 2] {
         let (now, then) = (&self.0, &before.0);
         [
             now.skills != then.skills || now.listed != then.listed,
             now.prompts.listed() != then.prompts.listed(),
-            now.tools.listed() != then.tools.listed(),
         ]
     }
 
@@ -688,9 +687,4 @@ fn add_skill(prepared: &mut Prepared, served: ServedSkill<'_>) {
         entry_frontmatter,
         SkillResources::Files(manifest),
     ));
-}
-
-/// A media type without its parameters: MCP's `mimeType` is the type itself.
-fn essence(media_type: &'static str) -> &'static str {
-    media_type.split(';').next().unwrap_or(media_type).trim()
 }

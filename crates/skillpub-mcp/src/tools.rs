@@ -80,11 +80,6 @@ impl Tools {
         ));
     }
 
-    /// The tool definitions.
-    pub(crate) fn listed(&self) -> &[Tool] {
-        &self.listed
-    }
-
     /// Puts the `list_skills` entries in `skills/list` order, once every skill is added.
     pub(crate) fn sort(&mut self) {
         self.summaries.sort_by(|a, b| a.0.cmp(&b.0));

@@ -16,7 +16,7 @@ use url::Url;
 use super::link::Advertised;
 use super::table::Finding;
 use super::{CODED, CheckKind, Grade, Lines, Run};
-use crate::client::{Client, ClientError};
+use crate::client::{ClientError, index_url};
 use crate::fetch::{FetchError, Fetched, Transport};
 
 /// A target given to `check`, once classified (see [`check`](super::check)).
@@ -39,8 +39,8 @@ pub(super) enum Target {
 impl Target {
     /// Classifies a target by its URL alone; a path is told apart from a page later, by its
     /// answer.
-    pub(super) fn parse<T: Transport>(target: &str, page: bool) -> Result<Self, ClientError> {
-        let index = Client::<T>::index_url(target)?;
+    pub(super) fn parse(target: &str, page: bool) -> Result<Self, ClientError> {
+        let index = index_url(target)?;
         let mut url = Url::parse(target).map_err(|_| ClientError::BadTarget(target.to_owned()))?;
         url.set_fragment(None);
         Ok(if page {
@@ -54,7 +54,7 @@ impl Target {
 }
 
 /// The well-known index of the origin of `url`.
-fn well_known(url: &Url) -> Url {
+pub(super) fn well_known(url: &Url) -> Url {
     let mut index = url.clone();
     index.set_path(INDEX_PATH);
     index.set_query(None);
@@ -251,23 +251,6 @@ impl<T: Transport + Sync> Run<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fetch::RawAnswer;
-
-    /// A transport that is never called: classifying a target sends nothing.
-    struct Offline;
-
-    impl Transport for Offline {
-        fn send_once(
-            &self,
-            _: &Method,
-            url: &Url,
-            _: &[(&str, &str)],
-            _: u64,
-            _: Option<std::time::Instant>,
-        ) -> Result<RawAnswer, FetchError> {
-            Err(FetchError::Timeout(url.to_string()))
-        }
-    }
 
     fn url(text: &str) -> Url {
         Url::parse(text).unwrap()
@@ -278,7 +261,7 @@ mod tests {
         ($name:ident, $given:expr, $page:expr => $expected:expr) => {
             #[test]
             fn $name() {
-                assert_eq!(Target::parse::<Offline>($given, $page), $expected);
+                assert_eq!(Target::parse($given, $page), $expected);
             }
         };
     }

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use skillpub_core::{Digest, INDEX_PATH, MAX_DESCRIPTION_LENGTH, TYPE_ARCHIVE, TYPE_SKILL_MD};
 use url::{Host, Url};
 
+use super::discovery::well_known;
 use crate::fetch::{FetchError, Fetched};
 
 /// The status the aiSiteReady scanner gives a site's `agent_skills` check.
@@ -131,9 +132,7 @@ impl Grade {
             ),
         };
         if url.path() != INDEX_PATH {
-            let mut root = url.clone();
-            root.set_path(INDEX_PATH);
-            root.set_query(None);
+            let root = well_known(url);
             reason.push_str(&format!(
                 "; graded at {url}, but the scanner reads only {root}"
             ));

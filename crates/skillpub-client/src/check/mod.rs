@@ -18,7 +18,8 @@ use std::time::Instant;
 
 use http::{HeaderMap, Method, StatusCode};
 use skillpub_core::{
-    DEV_PORTS, ErrorKind, GZIP, JSON, MARKDOWN, PLAIN_TEXT, Severity, SkillMd, ZIP, is_local_host,
+    DEV_PORTS, ErrorKind, GZIP, JSON, MARKDOWN, PLAIN_TEXT, Severity, SkillMd, ZIP, essence,
+    is_local_host,
 };
 use url::Url;
 
@@ -27,7 +28,7 @@ pub use report::{Cause, Check, Report, Status};
 pub use table::{CheckKind, UnknownCode};
 
 use crate::client::{Client, ClientError, FetchedSkill};
-use crate::fetch::{ACCEPT_ENCODING, FetchError, Fetched, Transport, essence};
+use crate::fetch::{ACCEPT_ENCODING, FetchError, Fetched, Transport};
 use crate::index::{self, ArtifactKind, Entry, Version};
 use table::Finding;
 
@@ -185,7 +186,7 @@ impl<T: Transport + Sync> Run<'_, T> {
     /// Every check of a target; the grade of its well-known index, once a URL could be made
     /// of it.
     fn all(&self, out: &mut Lines, target: &str) -> Option<Grade> {
-        let target = match discovery::Target::parse::<T>(target, self.options.page) {
+        let target = match discovery::Target::parse(target, self.options.page) {
             Ok(target) => target,
             Err(error) => {
                 out.push("target", Finding::target(error));
