@@ -12,6 +12,9 @@ use axum::http::{HeaderValue, Method, Request, Response, StatusCode};
 use skillpub_core::{Catalog, Digest, SCHEMA_URI, Skill};
 use skillpub_testkit::{Cli, serve, serve_raw};
 
+mod common;
+use common::Report;
+
 const SKILL_MD: &str =
     "---\nname: greeting\ndescription: Greets the user by name.\n---\nSay hello.\n";
 
@@ -155,59 +158,6 @@ fn fail_line<'a>(stdout: &'a str, needle: &str) -> &'a str {
         .lines()
         .find(|line| line.starts_with("FAIL") && line.contains(needle))
         .unwrap_or_else(|| panic!("no FAIL line with `{needle}`:\n{stdout}"))
-}
-
-/// The lines of a `--json` report.
-struct Report(serde_json::Value);
-
-impl Report {
-    fn parse(stdout: &str) -> Self {
-        Self(serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}")))
-    }
-
-    fn checks(&self) -> &[serde_json::Value] {
-        self.0["checks"].as_array().expect("a list of checks")
-    }
-
-    /// The line with this status, subject and code; panics with the report without one.
-    fn line(&self, status: &str, subject: &str, code: &str) -> &serde_json::Value {
-        self.checks()
-            .iter()
-            .find(|c| c["status"] == status && c["subject"] == subject && c["code"] == code)
-            .unwrap_or_else(|| panic!("no {status} line `{subject}` {code}:\n{:#}", self.0))
-    }
-
-    /// The message of the line with this status, subject and code.
-    fn message(&self, status: &str, subject: &str, code: &str) -> &str {
-        self.line(status, subject, code)["message"]
-            .as_str()
-            .expect("a message")
-    }
-
-    /// The aiSiteReady grade: its status and its reason.
-    fn grade(&self) -> (&str, &str) {
-        let grade = &self.0["aisiteready"];
-        let field = |name: &str| {
-            grade[name]
-                .as_str()
-                .unwrap_or_else(|| panic!("no aisiteready {name}:\n{:#}", self.0))
-        };
-        (field("status"), field("reason"))
-    }
-
-    /// The lines of one code.
-    fn of(&self, code: &str) -> Vec<&serde_json::Value> {
-        self.checks().iter().filter(|c| c["code"] == code).collect()
-    }
-
-    /// `(subject, code)` of every failed line.
-    fn failures(&self) -> Vec<(&str, &str)> {
-        self.checks()
-            .iter()
-            .filter(|c| c["status"] == "fail")
-            .map(|c| (c["subject"].as_str().unwrap(), c["code"].as_str().unwrap()))
-            .collect()
-    }
 }
 
 /// Runs `skillpub check --json` against a server; returns whether it passed, and the report.
