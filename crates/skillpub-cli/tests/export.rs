@@ -151,13 +151,7 @@ fn url_styles_and_origins_are_as_in_the_core_options() {
 #[test]
 fn a_failed_export_leaves_the_previous_tree_in_place() {
     let out = exported("atomic");
-    let before: Vec<(PathBuf, Vec<u8>)> = walk(out.path())
-        .into_iter()
-        .map(|p| {
-            let b = std::fs::read(&p).unwrap();
-            (p, b)
-        })
-        .collect();
+    let before = snapshot(out.path());
 
     let broken = Scratch::new("broken-skills");
     broken.write("bad/SKILL.md", "---\nname: Bad\n---\n");
@@ -165,13 +159,7 @@ fn a_failed_export_leaves_the_previous_tree_in_place() {
     assert!(!ok);
     assert!(stderr.contains("nothing was written"), "{stderr}");
     assert!(stderr.contains("bad/SKILL.md"), "{stderr}");
-    let after: Vec<(PathBuf, Vec<u8>)> = walk(out.path())
-        .into_iter()
-        .map(|p| {
-            let b = std::fs::read(&p).unwrap();
-            (p, b)
-        })
-        .collect();
+    let after = snapshot(out.path());
     assert_eq!(before, after);
 }
 
