@@ -160,12 +160,17 @@ fn fail_line<'a>(stdout: &'a str, needle: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no FAIL line with `{needle}`:\n{stdout}"))
 }
 
+/// Runs `skillpub check --json` on a URL; returns whether it passed, and the report.
+async fn check_url(url: &str, extra: &[&str]) -> (bool, Report) {
+    let mut args = vec!["check", "--json", url];
+    args.extend_from_slice(extra);
+    let (passed, stdout) = skillpub(&args).await;
+    (passed, Report::parse(&stdout))
+}
+
 /// Runs `skillpub check --json` against a server; returns whether it passed, and the report.
 async fn check_json(addr: SocketAddr, extra: &[&str]) -> (bool, Report) {
-    let mut args = vec!["--json"];
-    args.extend_from_slice(extra);
-    let (passed, stdout) = check(addr, &args).await;
-    (passed, Report::parse(&stdout))
+    check_url(&format!("http://{addr}"), extra).await
 }
 
 /// Serves a hand-made site and checks it with `--json`.
@@ -1160,9 +1165,8 @@ async fn a_site_under_a_prefix_is_checked_under_it() {
         format!("http://{addr}/tenant"),
         format!("http://{addr}/tenant/"),
     ] {
-        let (passed, stdout) = skillpub(&["check", "--json", &target]).await;
-        assert!(passed, "{target}\n{stdout}");
-        let report = Report::parse(&stdout);
+        let (passed, report) = check_url(&target, &[]).await;
+        assert!(passed, "{target}\n{:#}", report.0);
         let url = format!("http://{addr}/tenant/.well-known/agent-skills/greeting/SKILL.md");
         let entry = report.message("ok", "greeting", "entry.fields");
         assert!(entry.contains(&url), "{entry}");
@@ -1422,9 +1426,8 @@ async fn a_prefix_is_graded_with_a_note_that_the_scanner_reads_only_the_root() {
         .build()
         .unwrap();
     let addr = serve(Router::new().nest("/tenant", skillpub_axum::router(catalog))).await;
-    let (passed, stdout) = skillpub(&["check", "--json", &format!("http://{addr}/tenant")]).await;
-    assert!(passed, "{stdout}");
-    let report = Report::parse(&stdout);
+    let (passed, report) = check_url(&format!("http://{addr}/tenant"), &[]).await;
+    assert!(passed, "{:#}", report.0);
     let (_, reason) = report.grade();
     let note = format!(
         "; graded at http://{addr}/tenant/.well-known/agent-skills/index.json, but the scanner reads only http://{addr}/.well-known/agent-skills/index.json"
@@ -1451,13 +1454,6 @@ fn linked_app(tenant: bool, layer: skillpub_axum::AgentSkillsLinkLayer) -> Route
         app.merge(skills)
     };
     app.layer(layer)
-}
-
-async fn check_url(url: &str, extra: &[&str]) -> (bool, Report) {
-    let mut args = vec!["check", "--json", url];
-    args.extend_from_slice(extra);
-    let (passed, stdout) = skillpub(&args).await;
-    (passed, Report::parse(&stdout))
 }
 
 #[tokio::test(flavor = "multi_thread")]
