@@ -10,7 +10,7 @@ use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderValue, Method, Request, Response, StatusCode};
 use skillpub_core::{Catalog, Digest, SCHEMA_URI, Skill};
-use skillpub_testkit::{Cli, serve, serve_raw};
+use skillpub_testkit::{Cli, Outcome, serve, serve_raw};
 
 mod common;
 use common::Report;
@@ -912,15 +912,21 @@ fn through_proxy(proxy: &str) -> Cli {
     .env("HTTP_PROXY", Some(proxy))
 }
 
+/// Runs `skillpub` with `args` and then `http://skills.example.com`, reached through a CONNECT
+/// proxy on 127.0.0.1 that tunnels to `upstream`; the run, and what the proxy was asked for.
+async fn run_public(upstream: SocketAddr, args: &[&str]) -> (Outcome, Asked) {
+    let (proxy, asked) = connect_proxy(upstream).await;
+    let proxy = format!("http://{proxy}");
+    let mut args = args.to_vec();
+    args.push("http://skills.example.com");
+    (through_proxy(&proxy).run_async(&args).await, asked)
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_proxy_on_loopback_reaches_a_public_name() {
     let catalog = Catalog::new([Skill::from_static(SKILL_MD)]).unwrap();
     let site = serve(skillpub_axum::router(catalog)).await;
-    let (proxy, asked) = connect_proxy(site).await;
-    let proxy = format!("http://{proxy}");
-    let run = through_proxy(&proxy)
-        .run_async(&["check", "--json", "http://skills.example.com"])
-        .await;
+    let (run, asked) = run_public(site, &["check", "--json"]).await;
     assert!(run.success, "{}{}", run.stdout, run.stderr);
     // The skill came through the proxy.
     Report::parse(&run.stdout).line("ok", "greeting", "entry.digest");
@@ -939,11 +945,7 @@ async fn through_a_proxy_a_private_target_is_still_refused_by_name() {
     redirect.location = Some("http://127.0.0.1:9/SKILL.md".to_owned());
     let mut site = good_site();
     site.routes[1].1 = redirect;
-    let (proxy, asked) = connect_proxy(serve(site.router()).await).await;
-    let proxy = format!("http://{proxy}");
-    let run = through_proxy(&proxy)
-        .run_async(&["check", "--json", "http://skills.example.com"])
-        .await;
+    let (run, asked) = run_public(serve(site.router()).await, &["check", "--json"]).await;
     assert!(!run.success);
     let report = Report::parse(&run.stdout);
     assert_eq!(report.failures(), [("greeting", "fetch.private-host")]);
@@ -1189,10 +1191,7 @@ fn answer(status: StatusCode, content_type: &'static str, body: impl Into<Vec<u8
 /// `http://skills.example.com`: a public name on port 80, as the aiSiteReady scanner sees a
 /// deployed site (entry urls on a development port are invalid to it).
 async fn check_public(site: Site) -> (bool, Report) {
-    let (proxy, _) = connect_proxy(serve(site.router()).await).await;
-    let proxy = format!("http://{proxy}");
-    let args = ["check", "--json", "http://skills.example.com"];
-    let run = through_proxy(&proxy).run_async(&args).await;
+    let (run, _) = run_public(serve(site.router()).await, &["check", "--json"]).await;
     assert!(run.stdout.starts_with('{'), "{}{}", run.stdout, run.stderr);
     (run.success, Report::parse(&run.stdout))
 }
@@ -1384,10 +1383,7 @@ async fn a_site_with_digest_drift_is_pass_for_the_scanner_and_fails_here() {
     assert_eq!(report.grade(), ("PASS", pass));
 
     // The text report: the grade is the line before the summary.
-    let (proxy, _) = connect_proxy(serve(site.router()).await).await;
-    let proxy = format!("http://{proxy}");
-    let args = ["check", "http://skills.example.com"];
-    let run = through_proxy(&proxy).run_async(&args).await;
+    let (run, _) = run_public(serve(site.router()).await, &["check"]).await;
     let stdout = run.stdout;
     assert!(!run.success);
     let lines: Vec<&str> = stdout.lines().collect();
