@@ -257,9 +257,8 @@ async fn the_authoring_advice_is_a_line_per_rule_with_its_code() {
     let (passed, report) = check_json(addr, &[]).await;
     assert!(passed, "advice never fails a check: {:#}", report.0);
     let advice: Vec<(&str, &str, &str)> = report
-        .checks()
-        .iter()
-        .filter(|c| c["code"] == "skill.advice")
+        .of("skill.advice")
+        .into_iter()
         .map(|c| {
             let rule = c["rule"].as_str().unwrap_or("");
             let message = c["message"].as_str().unwrap();
@@ -774,9 +773,8 @@ async fn entries_are_fetched_a_few_at_a_time_and_reported_in_index_order() {
         .map(|c| c["subject"].as_str().unwrap())
         .collect();
     let order: Vec<&str> = report
-        .checks()
-        .iter()
-        .filter(|c| c["code"] == "entry.fields")
+        .of("entry.fields")
+        .into_iter()
         .map(|c| c["subject"].as_str().unwrap())
         .collect();
     let expected: Vec<String> = (0..count).map(|at| format!("s{at}")).collect();
