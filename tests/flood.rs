@@ -26,11 +26,10 @@ const ANSWERED_WITHIN: Duration = Duration::from_secs(1);
 /// Starts the basic demo (which `cargo test` builds with the tests) on a free port under
 /// `ulimit -n 256`; `exec` leaves no shell behind.
 fn start_demo() -> (Running, SocketAddr) {
-    let (demo, announced) = Running::announced(
+    let (demo, announced) = Running::demo(
         Command::new("sh")
             .args(["-c", &format!("ulimit -n {OPEN_FILES} && exec \"$0\"")])
-            .arg(built_binary("examples/basic"))
-            .env("SKILLPUB_ADDR", "127.0.0.1:0"),
+            .arg(built_binary("examples/basic")),
     );
     (demo, announced.addr)
 }

@@ -16,12 +16,11 @@ const BEARER: &str = "Bearer correct horse battery staple";
 /// Starts the example on a free port, with this admin token (none when `None`).
 fn start(token: Option<&str>) -> (Running, SocketAddr) {
     let mut command = Command::new(built_binary("examples/live"));
-    command.env("SKILLPUB_ADDR", "127.0.0.1:0");
     match token {
         Some(token) => command.env("SKILLPUB_ADMIN_TOKEN", token),
         None => command.env_remove("SKILLPUB_ADMIN_TOKEN"),
     };
-    let (running, announced) = Running::announced(&mut command);
+    let (running, announced) = Running::demo(&mut command);
     (running, announced.addr)
 }
 

@@ -30,9 +30,7 @@ struct Demo {
 /// `examples/basic` of this package, or the `skillpub-example-multi-file` package's binary
 /// (built for that package's own integration test).
 fn start_demo(relative: &str) -> Demo {
-    let (running, announced) = Running::announced(
-        Command::new(built_binary(relative)).env("SKILLPUB_ADDR", "127.0.0.1:0"),
-    );
+    let (running, announced) = Running::demo(&mut Command::new(built_binary(relative)));
     assert_eq!(
         announced.path,
         skillpub::model::INDEX_PATH,

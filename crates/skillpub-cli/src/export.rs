@@ -6,12 +6,13 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use skillpub_core::{
-    API_CATALOG_PATH, ArchiveFormat, Artifact, Catalog, Error, ErrorKind, LEGACY_PATH, Origin,
-    SkillsFolder, UrlStyle, WELL_KNOWN_PATH,
+    API_CATALOG_PATH, ArchiveFormat, Artifact, Catalog, Error, LEGACY_PATH, Origin, SkillsFolder,
+    UrlStyle, WELL_KNOWN_PATH,
 };
 
 mod swap;
 
+use crate::unknown_fields_hint;
 use swap::{Failure, Part, Staging};
 
 /// The nginx snippet written next to the tree.
@@ -106,7 +107,6 @@ fn catalog(args: &Args) -> Result<Catalog, String> {
         (Style::Relative, None) => UrlStyle::Relative,
     };
     let folder = SkillsFolder::read(&args.skills_dir);
-    let mut problems: Vec<String> = folder.errors().iter().map(ToString::to_string).collect();
     let mut builder = folder.builder();
     builder
         .url_style(style)
@@ -118,34 +118,28 @@ fn catalog(args: &Args) -> Result<Catalog, String> {
         .api_catalog(args.api_catalog)
         .allow_unknown_fields(args.allow_unknown_fields);
     let built = builder.build();
-    if let Err(errors) = &built {
-        problems.extend(errors.as_slice().iter().map(ToString::to_string));
+    // The folder's problems, then the build's: walked once for the list and for the hint.
+    let problems: Vec<&Error> = folder
+        .errors()
+        .iter()
+        .chain(built.as_ref().err().into_iter().flatten())
+        .collect();
+    if problems.is_empty()
+        && let Ok(catalog) = built
+    {
+        return Ok(catalog);
     }
-    let hint = unknown_fields_hint(
-        folder
-            .errors()
+    Err(format!(
+        "skillpub export: nothing was written; {} problem{}:\n  {}{}",
+        problems.len(),
+        if problems.len() == 1 { "" } else { "s" },
+        problems
             .iter()
-            .chain(built.as_ref().err().into_iter().flatten()),
-    );
-    match built {
-        Ok(catalog) if problems.is_empty() => Ok(catalog),
-        _ => Err(format!(
-            "skillpub export: nothing was written; {} problem{}:\n  {}{hint}",
-            problems.len(),
-            if problems.len() == 1 { "" } else { "s" },
-            problems.join("\n  ")
-        )),
-    }
-}
-
-/// A line naming `--allow-unknown-fields` when one of the problems is a field it accepts
-/// (the core's message names the library's option); empty otherwise.
-pub(crate) fn unknown_fields_hint<'a>(mut errors: impl Iterator<Item = &'a Error>) -> &'static str {
-    if errors.any(|error| matches!(error.kind(), ErrorKind::UnknownField)) {
-        "\nTo publish fields beyond the Agent Skills ones as they are, pass --allow-unknown-fields."
-    } else {
-        ""
-    }
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n  "),
+        unknown_fields_hint(problems.iter().copied())
+    ))
 }
 
 /// Every path an export may own, in the order they are put in place: the tree first, the

@@ -4,6 +4,7 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use skillpub_core::{Error, ErrorKind};
 
 mod check;
 mod export;
@@ -54,6 +55,17 @@ enum Format {
     Text,
     /// One JSON document.
     Json,
+}
+
+/// A line naming `--allow-unknown-fields` (which `export` and `serve` take) when one of the
+/// problems is a field it accepts (the core's message names the library's option); empty
+/// otherwise.
+fn unknown_fields_hint<'a>(mut errors: impl Iterator<Item = &'a Error>) -> &'static str {
+    if errors.any(|error| matches!(error.kind(), ErrorKind::UnknownField)) {
+        "\nTo publish fields beyond the Agent Skills ones as they are, pass --allow-unknown-fields."
+    } else {
+        ""
+    }
 }
 
 fn main() -> ExitCode {

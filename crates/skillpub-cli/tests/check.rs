@@ -10,7 +10,10 @@ use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderValue, Method, Request, Response, StatusCode};
 use skillpub_core::{Catalog, Digest, SCHEMA_URI, Skill};
-use skillpub_testkit::{Cli, serve, serve_raw};
+use skillpub_testkit::{Cli, Outcome, serve, serve_raw};
+
+mod common;
+use common::Report;
 
 const SKILL_MD: &str =
     "---\nname: greeting\ndescription: Greets the user by name.\n---\nSay hello.\n";
@@ -157,65 +160,17 @@ fn fail_line<'a>(stdout: &'a str, needle: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no FAIL line with `{needle}`:\n{stdout}"))
 }
 
-/// The lines of a `--json` report.
-struct Report(serde_json::Value);
-
-impl Report {
-    fn parse(stdout: &str) -> Self {
-        Self(serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}")))
-    }
-
-    fn checks(&self) -> &[serde_json::Value] {
-        self.0["checks"].as_array().expect("a list of checks")
-    }
-
-    /// The line with this status, subject and code; panics with the report without one.
-    fn line(&self, status: &str, subject: &str, code: &str) -> &serde_json::Value {
-        self.checks()
-            .iter()
-            .find(|c| c["status"] == status && c["subject"] == subject && c["code"] == code)
-            .unwrap_or_else(|| panic!("no {status} line `{subject}` {code}:\n{:#}", self.0))
-    }
-
-    /// The message of the line with this status, subject and code.
-    fn message(&self, status: &str, subject: &str, code: &str) -> &str {
-        self.line(status, subject, code)["message"]
-            .as_str()
-            .expect("a message")
-    }
-
-    /// The aiSiteReady grade: its status and its reason.
-    fn grade(&self) -> (&str, &str) {
-        let grade = &self.0["aisiteready"];
-        let field = |name: &str| {
-            grade[name]
-                .as_str()
-                .unwrap_or_else(|| panic!("no aisiteready {name}:\n{:#}", self.0))
-        };
-        (field("status"), field("reason"))
-    }
-
-    /// The lines of one code.
-    fn of(&self, code: &str) -> Vec<&serde_json::Value> {
-        self.checks().iter().filter(|c| c["code"] == code).collect()
-    }
-
-    /// `(subject, code)` of every failed line.
-    fn failures(&self) -> Vec<(&str, &str)> {
-        self.checks()
-            .iter()
-            .filter(|c| c["status"] == "fail")
-            .map(|c| (c["subject"].as_str().unwrap(), c["code"].as_str().unwrap()))
-            .collect()
-    }
+/// Runs `skillpub check --json` on a URL; returns whether it passed, and the report.
+async fn check_url(url: &str, extra: &[&str]) -> (bool, Report) {
+    let mut args = vec!["check", "--json", url];
+    args.extend_from_slice(extra);
+    let (passed, stdout) = skillpub(&args).await;
+    (passed, Report::parse(&stdout))
 }
 
 /// Runs `skillpub check --json` against a server; returns whether it passed, and the report.
 async fn check_json(addr: SocketAddr, extra: &[&str]) -> (bool, Report) {
-    let mut args = vec!["--json"];
-    args.extend_from_slice(extra);
-    let (passed, stdout) = check(addr, &args).await;
-    (passed, Report::parse(&stdout))
+    check_url(&format!("http://{addr}"), extra).await
 }
 
 /// Serves a hand-made site and checks it with `--json`.
@@ -302,9 +257,8 @@ async fn the_authoring_advice_is_a_line_per_rule_with_its_code() {
     let (passed, report) = check_json(addr, &[]).await;
     assert!(passed, "advice never fails a check: {:#}", report.0);
     let advice: Vec<(&str, &str, &str)> = report
-        .checks()
-        .iter()
-        .filter(|c| c["code"] == "skill.advice")
+        .of("skill.advice")
+        .into_iter()
         .map(|c| {
             let rule = c["rule"].as_str().unwrap_or("");
             let message = c["message"].as_str().unwrap();
@@ -819,9 +773,8 @@ async fn entries_are_fetched_a_few_at_a_time_and_reported_in_index_order() {
         .map(|c| c["subject"].as_str().unwrap())
         .collect();
     let order: Vec<&str> = report
-        .checks()
-        .iter()
-        .filter(|c| c["code"] == "entry.fields")
+        .of("entry.fields")
+        .into_iter()
         .map(|c| c["subject"].as_str().unwrap())
         .collect();
     let expected: Vec<String> = (0..count).map(|at| format!("s{at}")).collect();
@@ -957,15 +910,21 @@ fn through_proxy(proxy: &str) -> Cli {
     .env("HTTP_PROXY", Some(proxy))
 }
 
+/// Runs `skillpub` with `args` and then `http://skills.example.com`, reached through a CONNECT
+/// proxy on 127.0.0.1 that tunnels to `upstream`; the run, and what the proxy was asked for.
+async fn run_public(upstream: SocketAddr, args: &[&str]) -> (Outcome, Asked) {
+    let (proxy, asked) = connect_proxy(upstream).await;
+    let proxy = format!("http://{proxy}");
+    let mut args = args.to_vec();
+    args.push("http://skills.example.com");
+    (through_proxy(&proxy).run_async(&args).await, asked)
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_proxy_on_loopback_reaches_a_public_name() {
     let catalog = Catalog::new([Skill::from_static(SKILL_MD)]).unwrap();
     let site = serve(skillpub_axum::router(catalog)).await;
-    let (proxy, asked) = connect_proxy(site).await;
-    let proxy = format!("http://{proxy}");
-    let run = through_proxy(&proxy)
-        .run_async(&["check", "--json", "http://skills.example.com"])
-        .await;
+    let (run, asked) = run_public(site, &["check", "--json"]).await;
     assert!(run.success, "{}{}", run.stdout, run.stderr);
     // The skill came through the proxy.
     Report::parse(&run.stdout).line("ok", "greeting", "entry.digest");
@@ -984,11 +943,7 @@ async fn through_a_proxy_a_private_target_is_still_refused_by_name() {
     redirect.location = Some("http://127.0.0.1:9/SKILL.md".to_owned());
     let mut site = good_site();
     site.routes[1].1 = redirect;
-    let (proxy, asked) = connect_proxy(serve(site.router()).await).await;
-    let proxy = format!("http://{proxy}");
-    let run = through_proxy(&proxy)
-        .run_async(&["check", "--json", "http://skills.example.com"])
-        .await;
+    let (run, asked) = run_public(serve(site.router()).await, &["check", "--json"]).await;
     assert!(!run.success);
     let report = Report::parse(&run.stdout);
     assert_eq!(report.failures(), [("greeting", "fetch.private-host")]);
@@ -1210,9 +1165,8 @@ async fn a_site_under_a_prefix_is_checked_under_it() {
         format!("http://{addr}/tenant"),
         format!("http://{addr}/tenant/"),
     ] {
-        let (passed, stdout) = skillpub(&["check", "--json", &target]).await;
-        assert!(passed, "{target}\n{stdout}");
-        let report = Report::parse(&stdout);
+        let (passed, report) = check_url(&target, &[]).await;
+        assert!(passed, "{target}\n{:#}", report.0);
         let url = format!("http://{addr}/tenant/.well-known/agent-skills/greeting/SKILL.md");
         let entry = report.message("ok", "greeting", "entry.fields");
         assert!(entry.contains(&url), "{entry}");
@@ -1235,10 +1189,7 @@ fn answer(status: StatusCode, content_type: &'static str, body: impl Into<Vec<u8
 /// `http://skills.example.com`: a public name on port 80, as the aiSiteReady scanner sees a
 /// deployed site (entry urls on a development port are invalid to it).
 async fn check_public(site: Site) -> (bool, Report) {
-    let (proxy, _) = connect_proxy(serve(site.router()).await).await;
-    let proxy = format!("http://{proxy}");
-    let args = ["check", "--json", "http://skills.example.com"];
-    let run = through_proxy(&proxy).run_async(&args).await;
+    let (run, _) = run_public(serve(site.router()).await, &["check", "--json"]).await;
     assert!(run.stdout.starts_with('{'), "{}{}", run.stdout, run.stderr);
     (run.success, Report::parse(&run.stdout))
 }
@@ -1430,10 +1381,7 @@ async fn a_site_with_digest_drift_is_pass_for_the_scanner_and_fails_here() {
     assert_eq!(report.grade(), ("PASS", pass));
 
     // The text report: the grade is the line before the summary.
-    let (proxy, _) = connect_proxy(serve(site.router()).await).await;
-    let proxy = format!("http://{proxy}");
-    let args = ["check", "http://skills.example.com"];
-    let run = through_proxy(&proxy).run_async(&args).await;
+    let (run, _) = run_public(serve(site.router()).await, &["check"]).await;
     let stdout = run.stdout;
     assert!(!run.success);
     let lines: Vec<&str> = stdout.lines().collect();
@@ -1472,9 +1420,8 @@ async fn a_prefix_is_graded_with_a_note_that_the_scanner_reads_only_the_root() {
         .build()
         .unwrap();
     let addr = serve(Router::new().nest("/tenant", skillpub_axum::router(catalog))).await;
-    let (passed, stdout) = skillpub(&["check", "--json", &format!("http://{addr}/tenant")]).await;
-    assert!(passed, "{stdout}");
-    let report = Report::parse(&stdout);
+    let (passed, report) = check_url(&format!("http://{addr}/tenant"), &[]).await;
+    assert!(passed, "{:#}", report.0);
     let (_, reason) = report.grade();
     let note = format!(
         "; graded at http://{addr}/tenant/.well-known/agent-skills/index.json, but the scanner reads only http://{addr}/.well-known/agent-skills/index.json"
@@ -1501,13 +1448,6 @@ fn linked_app(tenant: bool, layer: skillpub_axum::AgentSkillsLinkLayer) -> Route
         app.merge(skills)
     };
     app.layer(layer)
-}
-
-async fn check_url(url: &str, extra: &[&str]) -> (bool, Report) {
-    let mut args = vec!["check", "--json", url];
-    args.extend_from_slice(extra);
-    let (passed, stdout) = skillpub(&args).await;
-    (passed, Report::parse(&stdout))
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -16,6 +16,13 @@ use std::time::Duration;
 use skillpub_core::{Catalog, CatalogBuilder, Digest, SkillsFolder};
 use skillpub_testkit::{Cli, Nginx, Response, Scratch, nginx_or_skip, request_blocking};
 
+#[expect(
+    dead_code,
+    reason = "these tests read only the failures of a report; check.rs reads the rest"
+)]
+mod common;
+use common::Report;
+
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
 
 /// The binary under test.
@@ -144,13 +151,7 @@ fn url_styles_and_origins_are_as_in_the_core_options() {
 #[test]
 fn a_failed_export_leaves_the_previous_tree_in_place() {
     let out = exported("atomic");
-    let before: Vec<(PathBuf, Vec<u8>)> = walk(out.path())
-        .into_iter()
-        .map(|p| {
-            let b = std::fs::read(&p).unwrap();
-            (p, b)
-        })
-        .collect();
+    let before = snapshot(out.path());
 
     let broken = Scratch::new("broken-skills");
     broken.write("bad/SKILL.md", "---\nname: Bad\n---\n");
@@ -158,13 +159,7 @@ fn a_failed_export_leaves_the_previous_tree_in_place() {
     assert!(!ok);
     assert!(stderr.contains("nothing was written"), "{stderr}");
     assert!(stderr.contains("bad/SKILL.md"), "{stderr}");
-    let after: Vec<(PathBuf, Vec<u8>)> = walk(out.path())
-        .into_iter()
-        .map(|p| {
-            let b = std::fs::read(&p).unwrap();
-            (p, b)
-        })
-        .collect();
+    let after = snapshot(out.path());
     assert_eq!(before, after);
 }
 
@@ -523,19 +518,8 @@ fn stock_nginx_without_the_snippet_fails_on_the_markdown_type() {
     let mut server = nginx(&binary, &out, false);
     let (passed, stdout, _) = skillpub(&["check", "--json", &format!("http://{}", server.addr())]);
     assert!(!passed, "{stdout}");
-    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    let failures: Vec<(&str, &str)> = report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|check| check["status"] == "fail")
-        .map(|check| {
-            (
-                check["subject"].as_str().unwrap(),
-                check["code"].as_str().unwrap(),
-            )
-        })
-        .collect();
+    let report = Report::parse(&stdout);
+    let failures = report.failures();
     assert_eq!(
         failures,
         [

@@ -15,7 +15,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use skillpub_core::{Catalog, LiveCatalog, Skill};
 use skillpub_mcp::{HttpOptions, LiveMcpSkills, McpSkills};
-use skillpub_testkit::{Response, request_with_body, serve as serve_app};
+use skillpub_testkit::{Response, serve as serve_app};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio::time::timeout;
@@ -25,7 +25,7 @@ use tokio::time::timeout;
     reason = "serve_mcp serves a fixed catalog; these tests serve a live one"
 )]
 mod peers;
-use peers::{http_get, legacy_client, modern_client, protocol_error};
+use peers::{INITIALIZE, http_get, legacy_client, modern_client, post_mcp, protocol_error};
 
 /// How long a notification may take to arrive: generous, the machine may be loaded.
 const TOLD_WITHIN: Duration = Duration::from_secs(10);
@@ -317,8 +317,7 @@ impl SessionStream {
     /// `initialize`, `notifications/initialized`, then the `GET` stream, whose head has been
     /// read: the session's notifications go to it from then on.
     async fn open(addr: SocketAddr) -> Self {
-        let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
-        let answer = post(addr, None, initialize).await;
+        let answer = post(addr, None, INITIALIZE).await;
         let session = answer
             .header("mcp-session-id")
             .unwrap_or_else(|| panic!("no session: {}", answer.head))
@@ -374,17 +373,14 @@ impl SessionStream {
 
 /// Posts a JSON-RPC message to /mcp (in the session, when given); the answer, a `2xx`.
 async fn post(addr: SocketAddr, session: Option<&str>, body: &str) -> Response {
-    let mut headers = vec![
-        ("Content-Type", "application/json"),
-        ("Accept", "application/json, text/event-stream"),
-    ];
+    let mut headers = Vec::new();
     if let Some(session) = session {
         headers.extend([
             ("Mcp-Session-Id", session),
             ("MCP-Protocol-Version", "2025-11-25"),
         ]);
     }
-    let answer = request_with_body(addr, "POST", "/mcp", &headers, body.as_bytes()).await;
+    let answer = post_mcp(addr, &headers, body).await;
     assert!((200..300).contains(&answer.status), "{}", answer.head);
     answer
 }

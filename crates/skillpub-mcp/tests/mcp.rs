@@ -14,10 +14,11 @@ use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServiceError};
 use skillpub_core::{Catalog, Digest, Skill};
 use skillpub_mcp::{HttpOptions, McpSkills};
-use skillpub_testkit::request_with_body;
 
 mod peers;
-use peers::{http_get, legacy_client, modern_client, protocol_error, serve_mcp};
+use peers::{
+    INITIALIZE, http_get, legacy_client, modern_client, post_mcp, protocol_error, serve_mcp,
+};
 
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
 const ALLOWED_ORIGIN: &str = "https://app.example.com";
@@ -55,16 +56,9 @@ fn assert_not_served(error: ServiceError, uri: &str) {
 /// Posts an `initialize` with this `Host` and `Origin` (none when `None`) and returns the
 /// status code.
 async fn initialize_status(addr: SocketAddr, host: &str, origin: Option<&str>) -> u16 {
-    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
     let mut headers = vec![("Host", host)];
     headers.extend(origin.map(|origin| ("Origin", origin)));
-    headers.extend([
-        ("Content-Type", "application/json"),
-        ("Accept", "application/json, text/event-stream"),
-    ]);
-    request_with_body(addr, "POST", "/mcp", &headers, body.as_bytes())
-        .await
-        .status
+    post_mcp(addr, &headers, INITIALIZE).await.status
 }
 
 #[tokio::test(flavor = "multi_thread")]

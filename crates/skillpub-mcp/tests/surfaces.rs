@@ -21,6 +21,10 @@ use skillpub_mcp::{
     McpSkillsBuilder, READ_SKILL_FILE_TOOL,
 };
 
+#[expect(
+    dead_code,
+    reason = "these tests speak through rmcp's client only, never a raw POST"
+)]
 mod peers;
 use peers::{http_get, legacy_client, modern_client, protocol_error, serve_mcp};
 

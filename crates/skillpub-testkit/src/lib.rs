@@ -21,6 +21,7 @@
 //! | The skill names of an index answer | [`Response::skill_names`] |
 //! | The `skillpub` binary, blocking or in a tokio test | [`Cli`], [`Outcome`] |
 //! | A child process stopped at the end; a server that prints its URL | [`Running`], [`Running::announced`], [`Announced`] |
+//! | A demo binary on a free port (`SKILLPUB_ADDR=127.0.0.1:0`), with the URL it printed | [`Running::demo`] |
 //! | A binary cargo built for another package or an example | [`built_binary`] |
 //! | nginx: found, configured, stopped with its workers | [`nginx_or_skip`], [`Nginx`] |
 //! | Node.js's `npx` | [`npx_or_skip`] |

@@ -106,6 +106,33 @@ impl Running {
         (running, announced)
     }
 
+    /// Starts a demo, a binary that listens on the address in `SKILLPUB_ADDR`, on a free port
+    /// of 127.0.0.1: sets `SKILLPUB_ADDR=127.0.0.1:0` on `command`, then waits for the URL it
+    /// prints, as [`Running::announced`] does. A wrapper such as `sh -c '... exec "$0"'` passes
+    /// the variable on to the binary it runs.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # #[cfg(unix)] {
+    /// use std::process::Command;
+    /// use skillpub_testkit::Running;
+    ///
+    /// let script = "echo \"Agent Skills index: http://$SKILLPUB_ADDR/index.json\"; sleep 60";
+    /// let (_demo, announced) = Running::demo(Command::new("sh").args(["-c", script]));
+    /// assert_eq!(announced.origin(), "http://127.0.0.1:0");
+    /// assert_eq!(announced.path, "/index.json");
+    /// # }
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// As [`Running::announced`].
+    #[track_caller]
+    pub fn demo(command: &mut Command) -> (Self, Announced) {
+        Self::announced(command.env("SKILLPUB_ADDR", "127.0.0.1:0"))
+    }
+
     /// The child, to take its pipes or ask for its id.
     #[must_use]
     pub fn child(&mut self) -> &mut Child {

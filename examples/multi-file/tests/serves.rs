@@ -8,10 +8,9 @@ use skillpub_testkit::{Running, request_blocking};
 
 #[test]
 fn the_example_lists_the_multi_file_skill_as_an_archive() {
-    let (_running, announced) = Running::announced(
-        Command::new(env!("CARGO_BIN_EXE_skillpub-example-multi-file"))
-            .env("SKILLPUB_ADDR", "127.0.0.1:0"),
-    );
+    let (_running, announced) = Running::demo(&mut Command::new(env!(
+        "CARGO_BIN_EXE_skillpub-example-multi-file"
+    )));
     let answer = request_blocking(announced.addr, "GET", &announced.path, &[]);
     let body = answer.text();
     assert!(

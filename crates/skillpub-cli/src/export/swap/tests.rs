@@ -5,11 +5,6 @@ use skillpub_testkit::Scratch;
 
 use super::{ASIDE_SUFFIX, Part, Placed, STAGING_PREFIX, place, place_aside, put_back, recover};
 
-fn write(path: &Path, text: &str) {
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, text).unwrap();
-}
-
 fn read(path: &Path) -> String {
     fs::read_to_string(path).unwrap()
 }
@@ -17,9 +12,9 @@ fn read(path: &Path) -> String {
 /// A staging folder and a target folder `agent-skills`, each with an `index.json` of its own.
 fn folders(scratch: &Scratch) -> (PathBuf, Part) {
     let staging = scratch.path().join(format!("{STAGING_PREFIX}1"));
-    write(&staging.join("agent-skills/index.json"), "new");
+    scratch.write(format!("{STAGING_PREFIX}1/agent-skills/index.json"), "new");
     let part = Part::new("agent-skills", scratch.path().join("agent-skills"), true);
-    write(&part.target.join("index.json"), "old");
+    scratch.write("agent-skills/index.json", "old");
     (staging, part)
 }
 
@@ -57,9 +52,9 @@ fn without_an_exchange_a_folder_moves_aside_and_comes_back() {
 fn without_an_exchange_a_file_is_replaced_in_one_rename_and_comes_back() {
     let scratch = Scratch::new("aside-file");
     let staging = scratch.path().join(format!("{STAGING_PREFIX}1"));
-    write(&staging.join("_headers"), "new");
+    scratch.write(format!("{STAGING_PREFIX}1/_headers"), "new");
     let part = Part::new("_headers", scratch.path().join("_headers"), false);
-    write(&part.target, "old");
+    scratch.write("_headers", "old");
     let how = place_aside(&staging.join("_headers"), &part).unwrap();
     let Placed::Aside(aside) = &how else {
         panic!("{how:?}")
@@ -74,9 +69,12 @@ fn without_an_exchange_a_file_is_replaced_in_one_rename_and_comes_back() {
 fn a_folder_never_replaces_a_file_nor_a_file_a_folder() {
     let scratch = Scratch::new("kinds");
     let staging = scratch.path().join(format!("{STAGING_PREFIX}1"));
-    write(&staging.join("api-catalog/index.json"), "a folder");
+    scratch.write(
+        format!("{STAGING_PREFIX}1/api-catalog/index.json"),
+        "a folder",
+    );
     let file_target = Part::new("api-catalog", scratch.path().join("api-catalog"), true);
-    write(&file_target.target, "a file");
+    scratch.write("api-catalog", "a file");
     let problem = place(&staging.join("api-catalog"), &file_target).unwrap_err();
     assert!(
         problem.ends_with("is a file, but the export writes a folder there; move it away"),
@@ -84,9 +82,9 @@ fn a_folder_never_replaces_a_file_nor_a_file_a_folder() {
     );
     assert_eq!(read(&file_target.target), "a file");
 
-    write(&staging.join("_headers"), "a file");
+    scratch.write(format!("{STAGING_PREFIX}1/_headers"), "a file");
     let folder_target = Part::new("_headers", scratch.path().join("_headers"), false);
-    write(&folder_target.target.join("mine"), "kept");
+    scratch.write("_headers/mine", "kept");
     let problem = place(&staging.join("_headers"), &folder_target).unwrap_err();
     assert!(
         problem.ends_with("is a folder, but the export writes a file there; move it away"),
@@ -100,19 +98,25 @@ fn a_crashed_export_is_cleared_and_a_folder_it_moved_aside_is_put_back() {
     let scratch = Scratch::new("recover");
     let staging = scratch.path().join(format!("{STAGING_PREFIX}424242"));
     // The crash came between the two renames: the previous tree is aside, its place empty.
-    write(
-        &staging.join(format!("agent-skills{ASIDE_SUFFIX}/index.json")),
+    scratch.write(
+        format!("{STAGING_PREFIX}424242/agent-skills{ASIDE_SUFFIX}/index.json"),
         "old",
     );
-    write(&staging.join("agent-skills/index.json"), "new");
+    scratch.write(
+        format!("{STAGING_PREFIX}424242/agent-skills/index.json"),
+        "new",
+    );
     // A previous `_headers` aside whose place is taken again is not put back.
-    write(&staging.join(format!("_headers{ASIDE_SUFFIX}")), "older");
+    scratch.write(
+        format!("{STAGING_PREFIX}424242/_headers{ASIDE_SUFFIX}"),
+        "older",
+    );
     let parts = [
         Part::new("agent-skills", scratch.path().join("agent-skills"), true),
         Part::new("_headers", scratch.path().join("_headers"), false),
     ];
-    write(&parts[1].target, "current");
-    write(&scratch.path().join("security.txt"), "not ours");
+    scratch.write("_headers", "current");
+    scratch.write("security.txt", "not ours");
 
     recover(scratch.path(), &parts);
 
