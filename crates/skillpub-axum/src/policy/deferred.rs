@@ -15,21 +15,21 @@ use std::task::{Context, Poll, Waker};
 #[derive(Debug)]
 pub(super) struct Deferred<T> {
     value: OnceLock<T>,
-    waiting: Mutex<Waiting>,
+    waiters: Mutex<Waiters>,
 }
 
 impl<T> Default for Deferred<T> {
     fn default() -> Self {
         Self {
             value: OnceLock::new(),
-            waiting: Mutex::default(),
+            waiters: Mutex::default(),
         }
     }
 }
 
 /// Who waits for the attempt under way, if any.
 #[derive(Debug, Default)]
-struct Waiting {
+struct Waiters {
     /// Whether an attempt is under way.
     making: bool,
     /// Counts the attempts that ended: a ticket of an earlier attempt is stale.
@@ -56,54 +56,53 @@ impl<T> Deferred<T> {
 
     /// `Ready(true)` once the value is made, `Ready(false)` once the attempt `ticket` waits
     /// for has ended without it (`ticket` is then `None`); else `Pending`, with the task's
-    /// waker kept and `ticket` set.
-    /// When no attempt is under way, one starts: `start` is called (without the lock held)
-    /// and must hand the making to another thread, which ends it with [`set`](Self::set) or
-    /// [`abandon`](Self::abandon).
+    /// waker kept and `ticket` set. When no attempt is under way, one starts: `start` is
+    /// called (without the lock held) and must hand the making to another thread, which ends
+    /// it with [`set`](Self::set) or [`abandon`](Self::abandon).
     pub(super) fn poll(
         &self,
         ticket: &mut Option<Ticket>,
         cx: &mut Context<'_>,
         start: impl FnOnce(),
     ) -> Poll<bool> {
-        let mut waiting = self.lock();
+        let mut waiters = self.lock();
         // Under the lock: a maker stores the value before it takes the lock to wake.
         if self.value.get().is_some() {
             *ticket = None;
             return Poll::Ready(true);
         }
-        if ticket.is_some_and(|ticket| ticket.attempt != waiting.ended) {
+        if ticket.is_some_and(|ticket| ticket.attempt != waiters.ended) {
             *ticket = None;
             return Poll::Ready(false);
         }
-        let starts = !waiting.making;
-        waiting.making = true;
+        let starts = !waiters.making;
+        waiters.making = true;
         match ticket {
             Some(ticket) => {
-                let kept = &mut waiting.wakers[ticket.slot];
+                let kept = &mut waiters.wakers[ticket.slot];
                 if !kept.as_ref().is_some_and(|kept| kept.will_wake(cx.waker())) {
                     *kept = Some(cx.waker().clone());
                 }
             }
             None => {
                 let waker = Some(cx.waker().clone());
-                let slot = match waiting.free.pop() {
+                let slot = match waiters.free.pop() {
                     Some(slot) => {
-                        waiting.wakers[slot] = waker;
+                        waiters.wakers[slot] = waker;
                         slot
                     }
                     None => {
-                        waiting.wakers.push(waker);
-                        waiting.wakers.len() - 1
+                        waiters.wakers.push(waker);
+                        waiters.wakers.len() - 1
                     }
                 };
                 *ticket = Some(Ticket {
-                    attempt: waiting.ended,
+                    attempt: waiters.ended,
                     slot,
                 });
             }
         }
-        drop(waiting);
+        drop(waiters);
         if starts {
             start();
         }
@@ -112,10 +111,10 @@ impl<T> Deferred<T> {
 
     /// Gives up the waiter's place: for a waiter dropped before the attempt ended.
     pub(super) fn forget(&self, ticket: Ticket) {
-        let mut waiting = self.lock();
-        if ticket.attempt == waiting.ended {
-            waiting.wakers[ticket.slot] = None;
-            waiting.free.push(ticket.slot);
+        let mut waiters = self.lock();
+        if ticket.attempt == waiters.ended {
+            waiters.wakers[ticket.slot] = None;
+            waiters.free.push(ticket.slot);
         }
     }
 
@@ -133,19 +132,19 @@ impl<T> Deferred<T> {
     }
 
     fn end(&self) {
-        let mut waiting = self.lock();
-        waiting.making = false;
-        waiting.ended += 1;
-        waiting.free.clear();
-        let wakers = std::mem::take(&mut waiting.wakers);
-        drop(waiting);
+        let mut waiters = self.lock();
+        waiters.making = false;
+        waiters.ended += 1;
+        waiters.free.clear();
+        let wakers = std::mem::take(&mut waiters.wakers);
+        drop(waiters);
         wakers.into_iter().flatten().for_each(Waker::wake);
     }
 
     /// The waiters. Every change to them is made whole under the lock, so a panic in a waker
     /// while it was held leaves them consistent.
-    fn lock(&self) -> MutexGuard<'_, Waiting> {
-        self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
+    fn lock(&self) -> MutexGuard<'_, Waiters> {
+        self.waiters.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 

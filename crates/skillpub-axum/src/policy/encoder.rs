@@ -2,15 +2,18 @@
 //!
 //! Making a variant takes time in proportion to the file (a 15 MiB text file takes about half
 //! a second in `br`): on an async worker it would stall every connection that worker serves.
-//! The router's encoder runs the making on threads of its own instead, at most one per core
-//! and at least two (so a small file is not kept waiting behind a large one), started when a
-//! variant is asked for and gone once nothing is left to make. It needs no async runtime
-//! (the router runs under any executor, with or without feature `server`).
+//! The encoder runs the making on threads of its own instead, shared by every router of the
+//! process: at most one per core and at least two (so a small file is not kept waiting behind
+//! a large one), started when a variant is asked for, and ended once they have been idle for
+//! [`IDLE`]. Keeping them that long spares the next variants the start of a thread and of its
+//! memory, which costs more than compressing a small file. It needs no async runtime: the
+//! router runs under any executor, with or without feature `server`.
 
 use std::collections::VecDeque;
 use std::num::NonZeroUsize;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::Duration;
 
 /// A making to run: it ends its attempt whichever way it goes (when it is dropped without
 /// running too, so that a making no thread could take never leaves its waiters waiting).
@@ -19,20 +22,36 @@ pub(super) type Job = Box<dyn FnOnce() + Send>;
 /// The fewest threads the encoder may run at once, whatever the number of cores.
 const MIN_THREADS: usize = 2;
 
-/// The encoder of one router: its jobs, and the threads that run them.
-#[derive(Debug, Default)]
-pub(super) struct Encoder {
-    queue: Arc<Mutex<Queue>>,
-    /// How many threads may run at once: asked once, on the first job, since asking reads
-    /// files on Linux (the cgroup's CPU quota) and a router that never encodes never asks.
-    most: OnceLock<usize>,
+/// How long an encoder thread waits for another job before it ends (as long as tokio keeps
+/// an idle blocking thread).
+const IDLE: Duration = Duration::from_secs(10);
+
+/// The encoder of the process.
+static ENCODER: Encoder = Encoder::new(IDLE);
+
+/// Runs `job` on an encoder thread.
+pub(super) fn run(job: Job) {
+    ENCODER.run(job);
 }
 
-/// The jobs not yet taken, and how many threads take them.
-#[derive(Default)]
+/// Jobs, and the threads that run them.
+#[derive(Debug)]
+struct Encoder {
+    queue: Mutex<Queue>,
+    /// Wakes an idle thread when a job comes.
+    queued: Condvar,
+    /// How many threads may run at once: asked once, on the first job, since asking reads
+    /// files on Linux (the cgroup's CPU quota).
+    most: OnceLock<usize>,
+    idle: Duration,
+}
+
+/// The jobs not yet taken, and the threads that take them.
 struct Queue {
     jobs: VecDeque<Job>,
     threads: usize,
+    /// The threads waiting for a job.
+    idle: usize,
 }
 
 impl std::fmt::Debug for Queue {
@@ -40,33 +59,48 @@ impl std::fmt::Debug for Queue {
         f.debug_struct("Queue")
             .field("jobs", &self.jobs.len())
             .field("threads", &self.threads)
+            .field("idle", &self.idle)
             .finish()
     }
 }
 
 impl Encoder {
-    /// Runs `job` on an encoder thread: a running one takes it when it is free, or a new one
-    /// is started while fewer than the most run. When no thread runs and none can be started
+    const fn new(idle: Duration) -> Self {
+        Self {
+            queue: Mutex::new(Queue {
+                jobs: VecDeque::new(),
+                threads: 0,
+                idle: 0,
+            }),
+            queued: Condvar::new(),
+            most: OnceLock::new(),
+            idle,
+        }
+    }
+
+    /// Runs `job` on a thread of the encoder: an idle one, or a new one while fewer than the
+    /// most run, or else the first that is free. When no thread runs and none can be started
     /// (the process is out of threads), `job` is dropped, which ends its attempt.
-    pub(super) fn run(&self, job: Job) {
+    fn run(&'static self, job: Job) {
         let most = *self.most.get_or_init(|| {
             std::thread::available_parallelism()
                 .map_or(MIN_THREADS, NonZeroUsize::get)
                 .max(MIN_THREADS)
         });
-        let mut queue = lock(&self.queue);
+        let mut queue = self.lock();
         queue.jobs.push_back(job);
-        if queue.threads >= most {
+        self.queued.notify_one();
+        // More jobs waiting than idle threads to take them: one more thread, if allowed.
+        if queue.jobs.len() <= queue.idle || queue.threads >= most {
             return;
         }
         queue.threads += 1;
         drop(queue);
-        let shared = Arc::clone(&self.queue);
         let started = std::thread::Builder::new()
             .name("skillpub-encoder".to_owned())
-            .spawn(move || work(&shared));
+            .spawn(move || self.work());
         if started.is_err() {
-            let mut queue = lock(&self.queue);
+            let mut queue = self.lock();
             queue.threads -= 1;
             // Another thread takes the jobs, if one runs; if none does, they are dropped
             // after the lock is let go, since dropping one wakes its waiters.
@@ -79,47 +113,61 @@ impl Encoder {
             drop(orphans);
         }
     }
-}
 
-/// An encoder thread: takes jobs until none is left, then ends. A job that panics ends its
-/// own attempt (its waiters answer without the variant); the thread goes on with the next.
-fn work(queue: &Mutex<Queue>) {
-    loop {
-        let job = {
-            let mut queue = lock(queue);
-            match queue.jobs.pop_front() {
-                Some(job) => job,
-                None => {
-                    queue.threads -= 1;
-                    return;
-                }
+    /// An encoder thread: takes jobs, and ends once none has come for [`IDLE`]. A job that
+    /// panics ends its own attempt (its waiters answer without the variant); the thread goes
+    /// on with the next.
+    fn work(&self) {
+        let mut queue = self.lock();
+        loop {
+            if let Some(job) = queue.jobs.pop_front() {
+                drop(queue);
+                let _ = catch_unwind(AssertUnwindSafe(job));
+                queue = self.lock();
+                continue;
             }
-        };
-        let _ = catch_unwind(AssertUnwindSafe(job));
+            queue.idle += 1;
+            let (woken, waited) = self
+                .queued
+                .wait_timeout(queue, self.idle)
+                .unwrap_or_else(PoisonError::into_inner);
+            queue = woken;
+            queue.idle -= 1;
+            if waited.timed_out() && queue.jobs.is_empty() {
+                queue.threads -= 1;
+                return;
+            }
+        }
     }
-}
 
-/// The queue; every change to it is made whole under the lock, so it is consistent even if a
-/// thread panicked while holding it.
-fn lock(queue: &Mutex<Queue>) -> MutexGuard<'_, Queue> {
-    queue.lock().unwrap_or_else(PoisonError::into_inner)
+    /// The queue; every change to it is made whole under the lock, so it is consistent even
+    /// if a thread panicked while holding it.
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::mpsc;
-    use std::time::{Duration, Instant};
+    use std::time::Instant;
 
     use super::*;
 
+    /// An encoder of its own, whose threads end after `idle`.
+    fn encoder(idle: Duration) -> &'static Encoder {
+        Box::leak(Box::new(Encoder::new(idle)))
+    }
+
     /// Waits until the encoder's threads have ended; liveness only.
-    fn until_idle(encoder: &Encoder) {
+    fn until_no_thread(encoder: &Encoder) {
         let started = Instant::now();
-        while lock(&encoder.queue).threads > 0 {
+        while encoder.lock().threads > 0 {
             assert!(
                 started.elapsed() < Duration::from_secs(60),
-                "threads still running"
+                "threads still run"
             );
             std::thread::sleep(Duration::from_millis(5));
         }
@@ -127,7 +175,7 @@ mod tests {
 
     #[test]
     fn jobs_run_on_encoder_threads_and_a_panic_ends_only_its_own_job() {
-        let encoder = Encoder::default();
+        let encoder = encoder(Duration::from_millis(10));
         encoder.run(Box::new(|| panic!("a job that panics")));
         let (sent, received) = mpsc::channel();
         for job in 0..10 {
@@ -143,13 +191,13 @@ mod tests {
             assert_eq!(ran, job);
             assert_eq!(thread.as_deref(), Some("skillpub-encoder"));
         }
-        until_idle(&encoder);
-        assert!(lock(&encoder.queue).jobs.is_empty());
+        until_no_thread(encoder);
+        assert!(encoder.lock().jobs.is_empty());
     }
 
     #[test]
-    fn no_more_threads_run_at_once_than_the_most_and_all_end_when_the_jobs_do() {
-        let encoder = Encoder::default();
+    fn no_more_threads_run_at_once_than_the_most_and_an_idle_one_is_reused() {
+        let encoder = encoder(Duration::from_secs(60));
         let running = Arc::new(AtomicUsize::new(0));
         let most_seen = Arc::new(AtomicUsize::new(0));
         let (sent, received) = mpsc::channel();
@@ -161,13 +209,32 @@ mod tests {
                 most_seen.fetch_max(now, Ordering::SeqCst);
                 std::thread::sleep(Duration::from_millis(2));
                 running.fetch_sub(1, Ordering::SeqCst);
-                sent.send(()).unwrap();
+                sent.send(std::thread::current().id()).unwrap();
             }));
         }
         assert_eq!(received.iter().take(32).count(), 32);
         let most = *encoder.most.get().unwrap();
         assert!(most >= MIN_THREADS);
         assert!(most_seen.load(Ordering::SeqCst) <= most);
-        until_idle(&encoder);
+        let threads = encoder.lock().threads;
+        assert!((1..=most).contains(&threads));
+
+        // Once they are idle, the next jobs start none.
+        for _ in 0..4 {
+            let started = Instant::now();
+            while encoder.lock().idle < threads {
+                assert!(
+                    started.elapsed() < Duration::from_secs(60),
+                    "threads still busy"
+                );
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let sent = sent.clone();
+            encoder.run(Box::new(move || {
+                sent.send(std::thread::current().id()).unwrap()
+            }));
+            received.recv().unwrap();
+        }
+        assert_eq!(encoder.lock().threads, threads);
     }
 }

@@ -52,8 +52,8 @@ impl Answers {
 
 /// Answers `request` on a path that publishes `resource` (`None` where nothing is
 /// published): every router's one way to pick a prepared answer. The answer is ready at once,
-/// unless it is an encoded variant not made yet: the future then waits for the router's
-/// encoder to make it, without holding the thread it runs on.
+/// unless it is an encoded variant not made yet: the future then waits for the encoder to
+/// make it, without holding the thread it runs on.
 pub(crate) fn answer<B>(
     resource: Option<&Arc<Resource>>,
     shared: &Arc<Shared>,
@@ -162,8 +162,7 @@ impl Future for Answer {
             let made = ready!(waiting.resource.poll_variant(
                 waiting.coding,
                 &mut waiting.ticket,
-                cx,
-                &waiting.shared.encoder
+                cx
             ));
             if !made {
                 waiting.unavailable = waiting.unavailable.and(waiting.coding);

@@ -35,7 +35,6 @@ use http::header::{CACHE_CONTROL, CONTENT_ENCODING, HeaderName};
 use http::{HeaderMap, HeaderValue};
 
 pub use cors::{DEFAULT_CORS_MAX_AGE, PREFLIGHT_HEADERS};
-use encoder::Encoder;
 pub use method::ALLOWED_METHODS;
 pub(crate) use method::{Answer, Answers, answer};
 use prepared::Prepared;
@@ -107,8 +106,7 @@ impl Default for Policy {
     }
 }
 
-/// What every path of a router shares: the answers that do not depend on the artifact, and
-/// the encoder that makes the encoded variants.
+/// The answers that do not depend on the artifact.
 #[derive(Debug)]
 pub(crate) struct Shared {
     not_found: Prepared,
@@ -116,7 +114,6 @@ pub(crate) struct Shared {
     precondition_failed: Prepared,
     not_acceptable: Prepared,
     preflight: Prepared,
-    encoder: Encoder,
 }
 
 impl Policy {
@@ -128,7 +125,6 @@ impl Policy {
             precondition_failed: self.error(Rejection::PreconditionFailed),
             not_acceptable: self.error(Rejection::NotAcceptable),
             preflight: self.preflight(),
-            encoder: Encoder::default(),
         }
     }
 

@@ -12,7 +12,7 @@ use skillpub_core::Digest;
 
 use super::accept_encoding::AcceptEncoding;
 use super::deferred::{Deferred, Ticket};
-use super::encoder::Encoder;
+use super::encoder;
 use super::prepared::Prepared;
 use super::{Policy, VARY_ACCEPT_ENCODING};
 use crate::coding::{self, Coding};
@@ -157,7 +157,7 @@ impl Resource {
         larger.map_or(Selected::NotAcceptable, Selected::Variant)
     }
 
-    /// Waits for the variant in `coding`, starting its making on `encoder` if no one has:
+    /// Waits for the variant in `coding`, starting its making on the encoder if no one has:
     /// `Ready(true)` once it is made, `Ready(false)` if the attempt waited for failed.
     /// `ticket` is the waiter's place; give it back with [`forget`](Self::forget) if the
     /// waiter stops waiting before this is ready.
@@ -166,7 +166,6 @@ impl Resource {
         coding: Coding,
         ticket: &mut Option<Ticket>,
         cx: &mut Context<'_>,
-        encoder: &Encoder,
     ) -> Poll<bool> {
         let Some(cell) = self.cell(coding) else {
             return Poll::Ready(false);
@@ -176,7 +175,7 @@ impl Resource {
                 resource: Arc::clone(self),
                 coding,
             };
-            encoder.run(Box::new(move || making.run()));
+            encoder::run(Box::new(move || making.run()));
         };
         cell.poll(ticket, cx, start)
     }
@@ -236,7 +235,7 @@ impl Drop for Making {
 
 impl Policy {
     /// Prepares the answers for an artifact served with `content_type`. Its encoded
-    /// variants are made later, on first demand, by the router's encoder.
+    /// variants are made later, on first demand, by the encoder.
     pub(crate) fn resource(
         &self,
         content_type: HeaderValue,
@@ -263,5 +262,65 @@ impl Policy {
             },
             encoded: encoded.then(Encoded::default),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::task::Waker;
+
+    use http::header::ACCEPT_ENCODING;
+
+    use super::*;
+
+    fn text_resource() -> Arc<Resource> {
+        let text = "Fill in every field of the form, then sign it.\n".repeat(40);
+        let digest = Digest::of(text.as_bytes());
+        let content_type = HeaderValue::from_static(skillpub_core::MARKDOWN);
+        Arc::new(Policy::default().resource(content_type, Bytes::from(text), digest))
+    }
+
+    /// A making that no thread took (or that panicked) is dropped unrun: the request that
+    /// waited for it is answered without its coding, and the next request makes it.
+    #[test]
+    fn a_making_dropped_unrun_leaves_the_variant_to_the_next_request() {
+        let resource = text_resource();
+        let mut br = HeaderMap::new();
+        br.insert(ACCEPT_ENCODING, HeaderValue::from_static("br"));
+        let mut cx = Context::from_waker(Waker::noop());
+        assert!(matches!(
+            resource.select(&br, Unavailable::default()),
+            Selected::Pending(Coding::Brotli)
+        ));
+
+        let cell = resource.cell(Coding::Brotli).unwrap();
+        let mut ticket = None;
+        let lost = || {
+            drop(Making {
+                resource: Arc::clone(&resource),
+                coding: Coding::Brotli,
+            });
+        };
+        assert_eq!(cell.poll(&mut ticket, &mut cx, lost), Poll::Pending);
+        assert_eq!(cell.poll(&mut ticket, &mut cx, || {}), Poll::Ready(false));
+        let without = Unavailable::default().and(Coding::Brotli);
+        let Selected::Variant(variant) = resource.select(&br, without) else {
+            panic!("identity is acceptable");
+        };
+        assert_eq!(variant.etag, entity_tag(resource.digest, Coding::Identity));
+
+        let mut ticket = None;
+        let started = std::time::Instant::now();
+        while resource
+            .poll_variant(Coding::Brotli, &mut ticket, &mut cx)
+            .is_pending()
+        {
+            assert!(started.elapsed() < std::time::Duration::from_secs(60));
+            std::thread::yield_now();
+        }
+        let Selected::Variant(variant) = resource.select(&br, Unavailable::default()) else {
+            panic!("the variant is made");
+        };
+        assert_eq!(variant.etag, entity_tag(resource.digest, Coding::Brotli));
     }
 }
