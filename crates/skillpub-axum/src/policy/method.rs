@@ -54,6 +54,9 @@ impl Answers {
 /// published): every router's one way to pick a prepared answer. The answer is ready at once,
 /// unless it is an encoded variant not made yet: the future then waits for the encoder to
 /// make it, without holding the thread it runs on.
+// Inlined (with `Answer::poll`): about 100 instructions fewer on every request, counted with
+// callgrind.
+#[inline]
 pub(crate) fn answer<B>(
     resource: Option<&Arc<Resource>>,
     shared: &Arc<Shared>,
@@ -150,6 +153,7 @@ struct Waiting {
 impl Future for Answer {
     type Output = Result<Response<Body>, Infallible>;
 
+    #[inline]
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let waiting = match &mut self.0 {
             State::Ready(response) => {
