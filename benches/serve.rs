@@ -81,37 +81,6 @@ async fn get(app: &Router, path: &str, headers: Headers<'_>) -> http::Response<B
     app.clone().oneshot(request).await.unwrap()
 }
 
-/// 1 MiB of varied text: the repository's README and sources, then the same with letters
-/// shifted (a new alphabet each round), so that no round repeats the one before.
-fn one_mib_of_markdown() -> String {
-    const MIB: usize = 1 << 20;
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = skillpub_testkit::rust_and_markdown_files(&root.join("crates"));
-    files.push(root.join("README.md"));
-    files.sort();
-    let source: String = files
-        .iter()
-        .map(|path| std::fs::read_to_string(path).unwrap())
-        .collect();
-    let mut text = String::with_capacity(MIB + source.len());
-    for round in 0_u8.. {
-        text.extend(source.chars().map(|c| match c {
-            'a'..='z' => char::from(b'a' + (c as u8 - b'a' + round) % 26),
-            'A'..='Z' => char::from(b'A' + (c as u8 - b'A' + round) % 26),
-            other => other,
-        }));
-        if text.len() >= MIB {
-            break;
-        }
-    }
-    let mut end = MIB;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    text.truncate(end);
-    text
-}
-
 /// The first request for an encoded variant: it makes the variant. The router is built
 /// fresh for each (not timed), so that every request timed is a first one.
 fn first_requests(c: &mut Criterion) {
@@ -124,7 +93,7 @@ fn first_requests(c: &mut Criterion) {
     )
     .with_files(vec![SkillFile::new(
         "references/large.md",
-        one_mib_of_markdown(),
+        skillpub_testkit::varied_markdown(1 << 20),
         false,
     )]);
     let large = Catalog::new([large]).unwrap();

@@ -9,7 +9,6 @@
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::fmt;
-use std::future::{Ready, ready};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 
@@ -18,7 +17,7 @@ use http::{HeaderValue, Request, Response};
 use skillpub_core::{Artifact, Catalog, Digest, LiveCatalog, LiveView};
 
 use crate::hosts::{HostName, Hosts};
-use crate::policy::{Policy, Resource, Shared, answer};
+use crate::policy::{Answer, Policy, Resource, Shared, answer};
 
 /// Maps looked up on every request by path or host: foldhash, seeded per map, hashes a path
 /// several times faster than the standard SipHash. The keys are the catalog's paths and the
@@ -79,16 +78,17 @@ impl Published {
 
 /// Answers `request` from the answers `view` publishes at `route` or at its path. The
 /// snapshot is read only to take those answers: making an encoded variant, on the first
-/// request for it, happens after, so it never holds up a replacement or other requests.
-fn answer_from(
+/// request for it, happens after, on the encoder, so it never holds up a replacement or
+/// other requests.
+fn answer_from<B>(
     view: &LiveView<Published>,
     route: Option<usize>,
-    shared: &Shared,
-    request: &Request<impl Sized>,
-) -> Response<Body> {
+    shared: &Arc<Shared>,
+    request: Request<B>,
+) -> Answer {
     let path = request.uri().path();
     let resource = view.read(|snapshot| snapshot.prepared().resource(route, path));
-    answer(resource.as_deref(), shared, request)
+    answer(resource.as_ref(), shared, request)
 }
 
 /// How a router prepares the answers of each catalog it follows.
@@ -169,19 +169,14 @@ impl LiveAnswers {
 impl<B> tower::Service<Request<B>> for LiveAnswers {
     type Response = Response<Body>;
     type Error = Infallible;
-    type Future = Ready<Result<Response<Body>, Infallible>>;
+    type Future = Answer;
 
     fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         Poll::Ready(Ok(()))
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        ready(Ok(answer_from(
-            &self.view,
-            self.route,
-            &self.shared,
-            &request,
-        )))
+        answer_from(&self.view, self.route, &self.shared, request)
     }
 }
 
@@ -222,7 +217,7 @@ impl fmt::Debug for HostAnswers {
 impl<B> tower::Service<Request<B>> for HostAnswers {
     type Response = Response<Body>;
     type Error = Infallible;
-    type Future = Ready<Result<Response<Body>, Infallible>>;
+    type Future = Answer;
 
     fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         Poll::Ready(Ok(()))
@@ -232,10 +227,9 @@ impl<B> tower::Service<Request<B>> for HostAnswers {
         let view = HostName::of_request(&request)
             .and_then(|host| self.by_host.get(host.as_ref()))
             .or(self.default.as_ref());
-        let response = match view {
-            Some(view) => answer_from(view, None, &self.shared, &request),
-            None => answer(None, &self.shared, &request),
-        };
-        ready(Ok(response))
+        match view {
+            Some(view) => answer_from(view, None, &self.shared, request),
+            None => answer(None, &self.shared, request),
+        }
     }
 }

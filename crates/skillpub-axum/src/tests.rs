@@ -949,6 +949,35 @@ mod codings {
         assert_eq!(modern.headers, legacy.headers);
         assert_eq!(modern.body, legacy.body);
     }
+
+    /// A client that gives up while its variant is made (a timeout, a closed connection)
+    /// neither cancels the making nor leaves the variant stuck: the next request gets it, in
+    /// the same bytes and under the same `ETag` as a request that waited.
+    #[tokio::test]
+    async fn a_request_given_up_while_its_variant_is_made_leaves_it_to_the_next() {
+        let text = skillpub_testkit::varied_markdown(1 << 20);
+        let skill = Skill::new(None, PDF).with_files(vec![
+            SkillFile::new("references/forms.md", "# Forms\n", false),
+            SkillFile::new("references/guide.md", text.clone(), false),
+        ]);
+        let app: Router = router(Catalog::new([skill]).unwrap());
+        let br = [("accept-encoding", "br")];
+        let given_up = tokio::time::timeout(
+            Duration::from_millis(1),
+            send(app.clone(), Method::GET, GUIDE, &br),
+        )
+        .await;
+        assert!(
+            given_up.is_err(),
+            "a MiB of brotli takes more than a millisecond"
+        );
+        let waited = send(app.clone(), Method::GET, GUIDE, &br).await;
+        let later = send(app, Method::GET, GUIDE, &br).await;
+        assert_eq!(coding(&waited), Some("br"));
+        assert_eq!(decoded(&waited), text.as_bytes());
+        assert_eq!(waited.headers, later.headers);
+        assert_eq!(waited.body, later.body);
+    }
 }
 
 /// A router nested under a path, and the `Link` to its index.

@@ -27,7 +27,7 @@
 //! | Node.js's `npx` | [`npx_or_skip`] |
 //! | A tool that is missing: one line, or a failure in CI | [`skip_or_fail`], [`REQUIRE_EXTERNAL`], [`find_program`] |
 //! | The proptest settings of every property test | [`property_config`] |
-//! | Real Rust and Markdown text for a benchmark | [`rust_and_markdown_files`] |
+//! | Real Rust and Markdown text for a benchmark, or megabytes of varied text | [`rust_and_markdown_files`], [`varied_markdown`] |
 //!
 //! Helpers panic with a message that says what went wrong: they are for tests, where a panic
 //! is a failure with its reason. Everything a helper starts is stopped when the value that
@@ -78,7 +78,7 @@ pub use process::{Announced, Running, built_binary};
 pub use property::property_config;
 pub use scratch::Scratch;
 pub use server::{serve, serve_raw};
-pub use sources::rust_and_markdown_files;
+pub use sources::{rust_and_markdown_files, varied_markdown};
 pub use wire::{
     ANSWER_WITHIN, Response, closed_within, decode, finish_response, get_and_head, read_response,
     request, request_blocking, request_with_body, send_get, still_open,

@@ -1,4 +1,5 @@
-//! Real text for benchmarks: the repository's own Rust and Markdown sources.
+//! Real text for benchmarks and for tests that need a lot of it: the repository's own Rust
+//! and Markdown sources.
 
 use std::path::{Path, PathBuf};
 
@@ -38,4 +39,53 @@ pub fn rust_and_markdown_files(folder: &Path) -> Vec<PathBuf> {
     }
     files.sort();
     files
+}
+
+/// `len` bytes (or a few fewer, to end on a character) of varied text that compresses as a
+/// skill's Markdown does: the repository's README and crate sources, then the same with
+/// letters shifted (a new alphabet each round), so that no round repeats the one before and
+/// a compressor cannot just refer back to it.
+///
+/// # Example
+///
+/// ```
+/// let text = skillpub_testkit::varied_markdown(1 << 20);
+/// assert!(text.len() <= 1 << 20 && text.len() > (1 << 20) - 4);
+/// assert_ne!(text[..1000], text[text.len() - 1000..]);
+/// ```
+///
+/// # Panics
+///
+/// When the repository's sources cannot be read.
+#[must_use]
+#[track_caller]
+pub fn varied_markdown(len: usize) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = rust_and_markdown_files(&root.join("crates"));
+    files.push(root.join("README.md"));
+    files.sort();
+    let source: String = files
+        .iter()
+        .map(|path| {
+            std::fs::read_to_string(path)
+                .unwrap_or_else(|error| panic!("cannot read {}: {error}", path.display()))
+        })
+        .collect();
+    let mut text = String::with_capacity(len + source.len());
+    for round in 0_u8.. {
+        if text.len() >= len {
+            break;
+        }
+        text.extend(source.chars().map(|c| match c {
+            'a'..='z' => char::from(b'a' + (c as u8 - b'a' + round % 26) % 26),
+            'A'..='Z' => char::from(b'A' + (c as u8 - b'A' + round % 26) % 26),
+            other => other,
+        }));
+    }
+    let mut end = len.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text
 }

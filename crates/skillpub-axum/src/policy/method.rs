@@ -4,17 +4,19 @@
 //! `OPTIONS`.
 
 use std::convert::Infallible;
-use std::future::{Ready, ready};
+use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 
 use axum::body::Body;
 use http::{HeaderMap, HeaderValue, Method, Request, Response};
 
 use super::Shared;
 use super::conditional::Condition;
+use super::deferred::Ticket;
 use super::prepared::Prepared;
-use super::resource::Resource;
+use super::resource::{Resource, Selected, Unavailable};
+use crate::coding::Coding;
 
 /// The methods every route answers, as text.
 pub(super) const METHODS: &str = "GET, HEAD, OPTIONS";
@@ -49,23 +51,56 @@ impl Answers {
 }
 
 /// Answers `request` on a path that publishes `resource` (`None` where nothing is
-/// published): every router's one way to pick a prepared answer.
+/// published): every router's one way to pick a prepared answer. The answer is ready at once,
+/// unless it is an encoded variant not made yet: the future then waits for the encoder to
+/// make it, without holding the thread it runs on.
+// Inlined (with `Answer::poll`): about 100 instructions fewer on every request, counted with
+// callgrind.
+#[inline]
 pub(crate) fn answer<B>(
-    resource: Option<&Resource>,
-    shared: &Shared,
-    request: &Request<B>,
-) -> Response<Body> {
+    resource: Option<&Arc<Resource>>,
+    shared: &Arc<Shared>,
+    request: Request<B>,
+) -> Answer {
     let method = request.method();
-    pick(resource, shared, method, request.headers()).response(method)
+    match pick(
+        resource,
+        shared,
+        method,
+        request.headers(),
+        Unavailable::default(),
+    ) {
+        Pick::Ready(prepared) => Answer(State::Ready(Some(prepared.response(method)))),
+        Pick::Pending(resource, coding) => {
+            let (parts, _) = request.into_parts();
+            Answer(State::Waiting(Box::new(Waiting {
+                resource: Arc::clone(resource),
+                shared: Arc::clone(shared),
+                method: parts.method,
+                headers: parts.headers,
+                coding,
+                ticket: None,
+                unavailable: Unavailable::default(),
+            })))
+        }
+    }
+}
+
+/// The answer a request gets, or the variant it waits for.
+enum Pick<'a> {
+    Ready(&'a Prepared),
+    /// The variant of `resource` in this coding, not made yet.
+    Pending(&'a Arc<Resource>, Coding),
 }
 
 fn pick<'a>(
-    resource: Option<&'a Resource>,
+    resource: Option<&'a Arc<Resource>>,
     shared: &'a Shared,
     method: &Method,
     headers: &HeaderMap,
-) -> &'a Prepared {
-    match (resource, method) {
+    unavailable: Unavailable,
+) -> Pick<'a> {
+    Pick::Ready(match (resource, method) {
         // A preflight asks whether the method is allowed, not whether the path exists;
         // the request that follows it gets the 404, readable by the page thanks to CORS.
         (_, &Method::OPTIONS) => &shared.preflight,
@@ -73,8 +108,10 @@ fn pick<'a>(
         (Some(resource), &Method::GET | &Method::HEAD) => {
             // Negotiation first: preconditions only apply to what would be a 2xx
             // (RFC 9110, 13.2.1).
-            let Some(variant) = resource.select(headers) else {
-                return &shared.not_acceptable;
+            let variant = match resource.select(headers, unavailable) {
+                Selected::Variant(variant) => variant,
+                Selected::NotAcceptable => return Pick::Ready(&shared.not_acceptable),
+                Selected::Pending(coding) => return Pick::Pending(resource, coding),
             };
             match Condition::of(headers, &variant.etag) {
                 Condition::Send => &variant.ok,
@@ -83,19 +120,92 @@ fn pick<'a>(
             }
         }
         (Some(_), _) => &shared.method_not_allowed,
+    })
+}
+
+/// The future of an answer: ready, or waiting for a variant.
+#[derive(Debug)]
+pub(crate) struct Answer(State);
+
+#[derive(Debug)]
+enum State {
+    /// The answer, until it is taken.
+    Ready(Option<Response<Body>>),
+    /// Boxed, so that the ready answers, nearly all of them, stay small.
+    Waiting(Box<Waiting>),
+}
+
+/// A request that waits for a variant: what is needed to pick its answer again once the
+/// variant is made.
+#[derive(Debug)]
+struct Waiting {
+    resource: Arc<Resource>,
+    shared: Arc<Shared>,
+    method: Method,
+    headers: HeaderMap,
+    /// The coding of the variant waited for.
+    coding: Coding,
+    ticket: Option<Ticket>,
+    /// The codings whose making failed while this request waited.
+    unavailable: Unavailable,
+}
+
+impl Future for Answer {
+    type Output = Result<Response<Body>, Infallible>;
+
+    #[inline]
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let waiting = match &mut self.0 {
+            State::Ready(response) => {
+                return Poll::Ready(Ok(response.take().expect("an answer is polled once done")));
+            }
+            State::Waiting(waiting) => waiting,
+        };
+        // At most twice: a variant, once made or failed, is never pending again.
+        loop {
+            let made = ready!(waiting.resource.poll_variant(
+                waiting.coding,
+                &mut waiting.ticket,
+                cx
+            ));
+            if !made {
+                waiting.unavailable = waiting.unavailable.and(waiting.coding);
+            }
+            let pick = pick(
+                Some(&waiting.resource),
+                &waiting.shared,
+                &waiting.method,
+                &waiting.headers,
+                waiting.unavailable,
+            );
+            match pick {
+                Pick::Ready(prepared) => {
+                    return Poll::Ready(Ok(prepared.response(&waiting.method)));
+                }
+                Pick::Pending(_, coding) => waiting.coding = coding,
+            }
+        }
+    }
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        if let Some(ticket) = self.ticket.take() {
+            self.resource.forget(self.coding, ticket);
+        }
     }
 }
 
 impl<B> tower::Service<Request<B>> for Answers {
     type Response = Response<Body>;
     type Error = Infallible;
-    type Future = Ready<Result<Response<Body>, Infallible>>;
+    type Future = Answer;
 
     fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         Poll::Ready(Ok(()))
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        ready(Ok(answer(self.resource.as_deref(), &self.shared, &request)))
+        answer(self.resource.as_ref(), &self.shared, request)
     }
 }

@@ -5,12 +5,15 @@
 //! every answer (section "HTTP policy").
 //!
 //! Every answer is prepared here, when the router is built or, for the variants in another
-//! content coding, once on first demand; a request only picks one. One file per concern:
+//! content coding, once on first demand, on the encoder's threads; a request only picks one.
+//! One file per concern:
 //!
 //! - `method`: the methods answered, and which prepared answer a request gets;
 //! - `resource`: the answers of one artifact, one variant per content coding, with its entity
 //!   tag;
 //! - `accept_encoding`: which content coding a request prefers;
+//! - `encoder`: the threads that make the encoded variants, off the async workers;
+//! - `deferred`: a variant being made, which requests await without blocking a thread;
 //! - `conditional`: `If-Match` and `If-None-Match`;
 //! - `cors`: the preflight answer;
 //! - `rejection`: the error answers;
@@ -19,6 +22,8 @@
 mod accept_encoding;
 mod conditional;
 mod cors;
+mod deferred;
+mod encoder;
 mod method;
 mod prepared;
 mod rejection;
@@ -31,7 +36,7 @@ use http::{HeaderMap, HeaderValue};
 
 pub use cors::{DEFAULT_CORS_MAX_AGE, PREFLIGHT_HEADERS};
 pub use method::ALLOWED_METHODS;
-pub(crate) use method::{Answers, answer};
+pub(crate) use method::{Answer, Answers, answer};
 use prepared::Prepared;
 pub use rejection::Rejection;
 pub(crate) use resource::Resource;

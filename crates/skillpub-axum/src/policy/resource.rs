@@ -1,7 +1,9 @@
 //! The answers of one published artifact: a variant per content coding, each with its strong
-//! entity tag and its prepared `200` and `304`, and which variant a request gets.
+//! entity tag and its prepared `200` and `304`, which variant a request gets, and the making
+//! of the encoded ones.
 
-use std::sync::OnceLock;
+use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use http::header::{CONTENT_ENCODING, CONTENT_TYPE, ETAG, VARY};
@@ -9,6 +11,8 @@ use http::{HeaderMap, HeaderValue, StatusCode};
 use skillpub_core::Digest;
 
 use super::accept_encoding::AcceptEncoding;
+use super::deferred::{Deferred, Ticket};
+use super::encoder;
 use super::prepared::Prepared;
 use super::{Policy, VARY_ACCEPT_ENCODING};
 use crate::coding::{self, Coding};
@@ -67,40 +71,131 @@ pub(crate) struct Resource {
     encoded: Option<Encoded>,
 }
 
-/// The brotli and gzip variants of a text artifact, each made on first demand: its first
-/// request pays the compression, later ones pick it. `None` inside if the encoder failed.
+/// The brotli and gzip variants of a text artifact, each made on first demand, on an encoder
+/// thread: its first requests wait for it without holding a thread, later ones pick it.
+/// `None` inside if the encoder failed.
 #[derive(Debug, Default)]
 struct Encoded {
-    brotli: OnceLock<Option<Variant>>,
-    gzip: OnceLock<Option<Variant>>,
+    brotli: Deferred<Option<Variant>>,
+    gzip: Deferred<Option<Variant>>,
+}
+
+/// Which variant a request gets.
+#[derive(Debug)]
+pub(super) enum Selected<'a> {
+    /// This one.
+    Variant(&'a Variant),
+    /// None: the request refuses every coding the artifact has, identity included.
+    NotAcceptable,
+    /// The variant in this coding, which is not made yet: the choice is made again once it
+    /// is (or once making it has failed).
+    Pending(Coding),
+}
+
+/// The codings whose variant could not be made for a request (no thread could be started, or
+/// the encoder panicked): that request is answered as if the artifact had no such variant,
+/// and a later request tries again.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Unavailable {
+    brotli: bool,
+    gzip: bool,
+}
+
+impl Unavailable {
+    /// `coding` is unavailable too.
+    pub(super) fn and(mut self, coding: Coding) -> Self {
+        match coding {
+            Coding::Brotli => self.brotli = true,
+            Coding::Gzip => self.gzip = true,
+            Coding::Identity => {}
+        }
+        self
+    }
+
+    fn has(self, coding: Coding) -> bool {
+        match coding {
+            Coding::Brotli => self.brotli,
+            Coding::Gzip => self.gzip,
+            Coding::Identity => false,
+        }
+    }
 }
 
 impl Resource {
     /// The variant to answer a `GET` or `HEAD` with (RFC 9110, 12.5.3): identity for a
     /// request without `Accept-Encoding`; otherwise the acceptable coding it prefers, skipping
-    /// a coding that would not make the bytes smaller while identity is acceptable. `None`
-    /// when the request refuses every coding this artifact has, identity included
-    /// (`identity;q=0`, `*;q=0`): the answer is then `406`.
-    pub(super) fn select(&self, request: &HeaderMap) -> Option<&Variant> {
+    /// a coding that would not make the bytes smaller while identity is acceptable, and the
+    /// `unavailable` ones. [`Selected::NotAcceptable`] when the request refuses every coding
+    /// this artifact has, identity included (`identity;q=0`, `*;q=0`): the answer is then
+    /// `406`. [`Selected::Pending`] when the choice depends on a variant not made yet.
+    pub(super) fn select(&self, request: &HeaderMap, unavailable: Unavailable) -> Selected<'_> {
         let Some(accept) = AcceptEncoding::of(request) else {
-            return Some(&self.identity);
+            return Selected::Variant(&self.identity);
         };
         let mut larger = None;
         for coding in accept.preferred() {
-            let cell = match (coding, &self.encoded) {
-                (Coding::Identity, _) => return Some(&self.identity),
-                (Coding::Brotli, Some(encoded)) => &encoded.brotli,
-                (Coding::Gzip, Some(encoded)) => &encoded.gzip,
-                (_, None) => continue,
+            if coding == Coding::Identity {
+                return Selected::Variant(&self.identity);
+            }
+            let Some(cell) = self.cell(coding) else {
+                continue;
             };
-            if let Some(variant) = cell.get_or_init(|| self.encode(coding)) {
-                if variant.ok.content().len() < self.identity.ok.content().len() {
-                    return Some(variant);
+            if unavailable.has(coding) {
+                continue;
+            }
+            match cell.get() {
+                None => return Selected::Pending(coding),
+                Some(None) => {}
+                Some(Some(variant)) => {
+                    if variant.ok.content().len() < self.identity.ok.content().len() {
+                        return Selected::Variant(variant);
+                    }
+                    larger = larger.or(Some(variant));
                 }
-                larger = larger.or(Some(variant));
             }
         }
-        larger
+        larger.map_or(Selected::NotAcceptable, Selected::Variant)
+    }
+
+    /// Waits for the variant in `coding`, starting its making on the encoder if no one has:
+    /// `Ready(true)` once it is made, `Ready(false)` if the attempt waited for failed.
+    /// `ticket` is the waiter's place; give it back with [`forget`](Self::forget) if the
+    /// waiter stops waiting before this is ready.
+    pub(super) fn poll_variant(
+        self: &Arc<Self>,
+        coding: Coding,
+        ticket: &mut Option<Ticket>,
+        cx: &mut Context<'_>,
+    ) -> Poll<bool> {
+        let Some(cell) = self.cell(coding) else {
+            return Poll::Ready(false);
+        };
+        let start = || {
+            let making = Making {
+                resource: Arc::clone(self),
+                coding,
+            };
+            encoder::run(Box::new(move || making.run()));
+        };
+        cell.poll(ticket, cx, start)
+    }
+
+    /// Gives up a waiter's place in the making of the variant in `coding`.
+    pub(super) fn forget(&self, coding: Coding, ticket: Ticket) {
+        if let Some(cell) = self.cell(coding) {
+            cell.forget(ticket);
+        }
+    }
+
+    /// Where the variant in `coding` is kept; `None` for identity and for an artifact that is
+    /// never encoded.
+    fn cell(&self, coding: Coding) -> Option<&Deferred<Option<Variant>>> {
+        let encoded = self.encoded.as_ref()?;
+        match coding {
+            Coding::Brotli => Some(&encoded.brotli),
+            Coding::Gzip => Some(&encoded.gzip),
+            Coding::Identity => None,
+        }
     }
 
     /// The variant in `coding`.
@@ -111,9 +206,36 @@ impl Resource {
     }
 }
 
+/// The making of one variant, on an encoder thread. Dropped without having stored the
+/// variant (the encoder panicked, or no thread could take it), it ends the attempt without
+/// one, so its waiters go on and a later request tries again.
+struct Making {
+    resource: Arc<Resource>,
+    coding: Coding,
+}
+
+impl Making {
+    fn run(self) {
+        let variant = self.resource.encode(self.coding);
+        if let Some(cell) = self.resource.cell(self.coding) {
+            cell.set(variant);
+        }
+    }
+}
+
+impl Drop for Making {
+    fn drop(&mut self) {
+        if let Some(cell) = self.resource.cell(self.coding)
+            && cell.get().is_none()
+        {
+            cell.abandon();
+        }
+    }
+}
+
 impl Policy {
     /// Prepares the answers for an artifact served with `content_type`. Its encoded
-    /// variants are made later, on first demand.
+    /// variants are made later, on first demand, by the encoder.
     pub(crate) fn resource(
         &self,
         content_type: HeaderValue,
@@ -140,5 +262,65 @@ impl Policy {
             },
             encoded: encoded.then(Encoded::default),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::task::Waker;
+
+    use http::header::ACCEPT_ENCODING;
+
+    use super::*;
+
+    fn text_resource() -> Arc<Resource> {
+        let text = "Fill in every field of the form, then sign it.\n".repeat(40);
+        let digest = Digest::of(text.as_bytes());
+        let content_type = HeaderValue::from_static(skillpub_core::MARKDOWN);
+        Arc::new(Policy::default().resource(content_type, Bytes::from(text), digest))
+    }
+
+    /// A making that no thread took (or that panicked) is dropped unrun: the request that
+    /// waited for it is answered without its coding, and the next request makes it.
+    #[test]
+    fn a_making_dropped_unrun_leaves_the_variant_to_the_next_request() {
+        let resource = text_resource();
+        let mut br = HeaderMap::new();
+        br.insert(ACCEPT_ENCODING, HeaderValue::from_static("br"));
+        let mut cx = Context::from_waker(Waker::noop());
+        assert!(matches!(
+            resource.select(&br, Unavailable::default()),
+            Selected::Pending(Coding::Brotli)
+        ));
+
+        let cell = resource.cell(Coding::Brotli).unwrap();
+        let mut ticket = None;
+        let lost = || {
+            drop(Making {
+                resource: Arc::clone(&resource),
+                coding: Coding::Brotli,
+            });
+        };
+        assert_eq!(cell.poll(&mut ticket, &mut cx, lost), Poll::Pending);
+        assert_eq!(cell.poll(&mut ticket, &mut cx, || {}), Poll::Ready(false));
+        let without = Unavailable::default().and(Coding::Brotli);
+        let Selected::Variant(variant) = resource.select(&br, without) else {
+            panic!("identity is acceptable");
+        };
+        assert_eq!(variant.etag, entity_tag(resource.digest, Coding::Identity));
+
+        let mut ticket = None;
+        let started = std::time::Instant::now();
+        while resource
+            .poll_variant(Coding::Brotli, &mut ticket, &mut cx)
+            .is_pending()
+        {
+            assert!(started.elapsed() < std::time::Duration::from_secs(60));
+            std::thread::yield_now();
+        }
+        let Selected::Variant(variant) = resource.select(&br, Unavailable::default()) else {
+            panic!("the variant is made");
+        };
+        assert_eq!(variant.etag, entity_tag(resource.digest, Coding::Brotli));
     }
 }
