@@ -3,9 +3,10 @@
 //! same at build time and at run time.
 //!
 //! This is the one module of the crate that touches the file system, and it is compiled only
-//! with the feature `fs` (on by default). Every entry is opened without following links and
-//! judged on what was opened, never on its name ([`beneath`]); on Unix each skill folder is
-//! held by its descriptor, so that nothing renamed under the walk takes it outside the folder.
+//! with the feature `fs` (on by default). Every entry is looked at without following or
+//! opening it, and every file is read through a descriptor opened without following links and
+//! judged on that descriptor, never on a name ([`beneath`]); on Unix each skill folder is held
+//! by its descriptor, so that nothing renamed under the walk takes the read outside it.
 
 mod beneath;
 mod entry;
@@ -32,7 +33,7 @@ use crate::skill::Skill;
 use crate::skill_files;
 use crate::skipped::Skipped;
 use beneath::{Beneath, Refusal};
-use entry::{Listed, Node};
+use entry::{Listed, Node, Seen};
 use open::Dir;
 
 /// A skill read from disk, with where each of its files came from.
@@ -131,9 +132,13 @@ impl SkillsFolder {
 const HIDDEN: &str = "hidden files and folders are not published";
 const NO_SKILL_MD: &str = "the folder has no SKILL.md, so it is not a skill";
 
-/// Whether a folder holds `SKILL.md` in any letter case (a wrong case is reported later).
-fn has_skill_md(folder: &Dir) -> bool {
-    folder.list().is_ok_and(|entries| {
+/// A folder's entries, as its listing describes them.
+type Listing = io::Result<Vec<(OsString, Listed)>>;
+
+/// Whether a folder's listing holds `SKILL.md` in any letter case (a wrong case is reported
+/// later).
+fn has_skill_md(listing: &Listing) -> bool {
+    listing.as_ref().is_ok_and(|entries| {
         entries
             .iter()
             .any(|(name, _)| name.to_string_lossy().eq_ignore_ascii_case(SKILL_MD))
@@ -174,7 +179,7 @@ impl SkillsFolder {
     pub fn read(root: impl AsRef<Path>) -> Self {
         let root = root.as_ref();
         let mut walk = Self::default();
-        let dir = match Dir::open(root) {
+        let mut dir = match Dir::open(root) {
             Ok(dir) => dir,
             Err(error) => {
                 let kind = if error.kind() == io::ErrorKind::NotADirectory {
@@ -188,11 +193,12 @@ impl SkillsFolder {
             }
         };
         walk.folders.push(root.to_path_buf());
-        if has_skill_md(&dir) {
-            walk.skill(root, dir);
-            return walk;
+        let listing = dir.list();
+        if has_skill_md(&listing) {
+            walk.skill(root, dir, listing);
+        } else {
+            walk.skills_in(&dir, root, listing);
         }
-        walk.skills_in(&dir, root);
         walk
     }
 
@@ -249,6 +255,8 @@ struct Entry {
 struct Found {
     /// Its path inside the skill, `/`-separated.
     relative: String,
+    /// The entry, for the messages.
+    path: PathBuf,
     /// Where it was found (for a link, the file it leads to).
     source: PathBuf,
     /// Its path beneath the skill folder, links resolved: what is opened to read it.
@@ -296,11 +304,11 @@ impl SkillsFolder {
         self.fail(skill, path, kind);
     }
 
-    /// The entries of `folder` (at `path`), sorted by name, without hidden ones; names that
-    /// are not UTF-8 are reported.
-    fn entries(&mut self, folder: &Dir, path: &Path, skill_root: &Path) -> Vec<Entry> {
+    /// The entries of the folder at `path`, from its listing, sorted by name, without hidden
+    /// ones; names that are not UTF-8 are reported.
+    fn entries(&mut self, listing: Listing, path: &Path, skill_root: &Path) -> Vec<Entry> {
         let skill = folder_name(skill_root);
-        let listed = match folder.list() {
+        let listed = match listing {
             Ok(listed) => listed,
             Err(error) => {
                 self.fail(&skill, path, ErrorKind::Io(IoError::new(path, error)));
@@ -333,13 +341,13 @@ impl SkillsFolder {
     }
 
     /// Reads the skill folders in a folder of skills (at `root`), and what is beside them.
-    fn skills_in(&mut self, dir: &Dir, root: &Path) {
-        for entry in self.entries(dir, root, root) {
+    fn skills_in(&mut self, dir: &Dir, root: &Path, listing: Listing) {
+        for entry in self.entries(listing, root, root) {
             let node = match entry.listed {
                 // Files beside the skill folders, such as a README, are not skills.
                 Listed::File | Listed::Special => continue,
                 Listed::Link => None,
-                Listed::Folder | Listed::Unknown => match dir.open_entry(&entry.os_name) {
+                Listed::Folder | Listed::Unknown => match dir.open_folder(&entry.os_name) {
                     Ok(node) => Some(node),
                     Err(error) => {
                         let label = folder_name(root);
@@ -350,14 +358,18 @@ impl SkillsFolder {
                 },
             };
             match node {
-                Some(Node::Folder(folder)) if has_skill_md(&folder) => {
-                    self.folders.push(entry.path.clone());
-                    self.skill(&entry.path, folder);
+                Some(Node::Folder(mut folder)) => {
+                    let listing = folder.list();
+                    if has_skill_md(&listing) {
+                        self.folders.push(entry.path.clone());
+                        self.skill(&entry.path, folder, listing);
+                    } else {
+                        self.skipped.push(Skipped {
+                            path: entry.path,
+                            reason: NO_SKILL_MD,
+                        });
+                    }
                 }
-                Some(Node::Folder(_)) => self.skipped.push(Skipped {
-                    path: entry.path,
-                    reason: NO_SKILL_MD,
-                }),
                 None | Some(Node::Link(_)) => {
                     // Only to choose the message: a link to a folder is an error, a link to a
                     // file beside the skills is ignored as the file would be. Nothing is read.
@@ -371,40 +383,41 @@ impl SkillsFolder {
         }
     }
 
-    /// Reads one skill folder, held open: [`walk`](Self::walk) looks at every entry, then
-    /// [`read_walked`](Self::read_walked) reads.
-    fn skill(&mut self, root: &Path, dir: Dir) {
-        if let Some(walked) = self.walk(root, dir) {
+    /// Reads one skill folder, held open, with its listing: [`walk`](Self::walk) looks at
+    /// every entry, then [`read_walked`](Self::read_walked) reads.
+    fn skill(&mut self, root: &Path, dir: Dir, listing: Listing) {
+        if let Some(walked) = self.walk(root, dir, listing) {
             self.read_walked(walked);
         }
     }
 
     /// Looks at every entry of a skill folder without reading any, so that the limits can be
     /// judged on the sizes first. `None` when there is no `SKILL.md` to read.
-    fn walk(&mut self, root: &Path, dir: Dir) -> Option<Walked> {
+    fn walk(&mut self, root: &Path, dir: Dir, listing: Listing) -> Option<Walked> {
         let name = folder_name(root);
         let beneath = Beneath::new(dir, root);
         let mut skill_md = None;
         let mut skill_md_seen = false;
         let mut files = Vec::new();
+        let mut root_listing = Some(listing);
         let mut pending = vec![(Vec::<OsString>::new(), root.to_path_buf(), String::new())];
         while let Some((components, path, prefix)) = pending.pop() {
-            let opened;
-            let folder = if components.is_empty() {
-                beneath.root()
-            } else {
-                match beneath.folder(&components) {
-                    Ok(folder) => {
-                        opened = folder;
-                        &opened
+            // The root first, held by `beneath`, whose listing was read to find its SKILL.md.
+            let (opened, listing) = match root_listing.take() {
+                Some(listing) => (None, listing),
+                None => match beneath.folder(&components) {
+                    Ok(mut folder) => {
+                        let listing = folder.list();
+                        (Some(folder), listing)
                     }
                     Err(refusal) => {
                         self.refuse(&name, &path, refusal);
                         continue;
                     }
-                }
+                },
             };
-            for entry in self.entries(folder, &path, root) {
+            let folder = opened.as_ref().unwrap_or(beneath.root());
+            for entry in self.entries(listing, &path, root) {
                 let relative = format!("{prefix}{}", entry.name);
                 let mut inside = components.clone();
                 inside.push(entry.os_name.clone());
@@ -454,8 +467,9 @@ impl SkillsFolder {
         })
     }
 
-    /// Looks at an entry that is not listed as a folder: opens it without following it and
-    /// judges what was opened; a link is followed by the walk's own rules, beneath the skill.
+    /// Looks at an entry that is not listed as a folder, without opening or following it
+    /// (what is read is judged when it is opened, by [`read_file`](Self::read_file)); a link
+    /// is followed by the walk's own rules, beneath the skill, to the file it leads to.
     fn look(
         &mut self,
         skill: &str,
@@ -469,8 +483,8 @@ impl SkillsFolder {
             self.fail(skill, &entry.path, ErrorKind::NotARegularFile);
             return None;
         }
-        let node = match folder.open_entry(&entry.os_name) {
-            Ok(node) => node,
+        let seen = match folder.look(&entry.os_name) {
+            Ok(seen) => seen,
             Err(error) => {
                 self.refuse(skill, &entry.path, Refusal::Io(error));
                 return None;
@@ -478,14 +492,14 @@ impl SkillsFolder {
         };
         let mut resolved = components.to_vec();
         resolved.push(entry.os_name.clone());
-        let (source, len) = match node {
-            Node::Folder(_) => return Some(Look::Folder),
-            Node::Special => {
+        let (source, len) = match seen {
+            Seen::Folder => return Some(Look::Folder),
+            Seen::Special => {
                 self.fail(skill, &entry.path, ErrorKind::NotARegularFile);
                 return None;
             }
-            Node::File(_, meta) => (entry.path.clone(), meta.len()),
-            Node::Link(target) => match beneath.link(components, &target) {
+            Seen::File { len } => (entry.path.clone(), len),
+            Seen::Link(target) => match beneath.link(components, &target) {
                 Ok(opened) => {
                     resolved = opened.components;
                     (beneath.path_of(&resolved), opened.meta.len())
@@ -498,6 +512,7 @@ impl SkillsFolder {
         };
         Some(Look::File(Found {
             relative: relative.to_owned(),
+            path: entry.path.clone(),
             source,
             resolved,
             len,
@@ -513,7 +528,7 @@ impl SkillsFolder {
         let Walked {
             name,
             root,
-            beneath,
+            mut beneath,
             skill_md,
             mut files,
         } = walked;
@@ -533,7 +548,7 @@ impl SkillsFolder {
             return;
         }
         let mut budget = Budget(MAX_BYTES_PER_SKILL);
-        let Some((skill_md_bytes, _)) = self.read_file(&name, &beneath, &skill_md, &mut budget)
+        let Some((skill_md_bytes, _)) = self.read_file(&name, &mut beneath, &skill_md, &mut budget)
         else {
             return;
         };
@@ -543,7 +558,7 @@ impl SkillsFolder {
             files.sort_by(|a, b| a.relative.cmp(&b.relative));
             for found in files {
                 if let Some((content, executable)) =
-                    self.read_file(&name, &beneath, &found, &mut budget)
+                    self.read_file(&name, &mut beneath, &found, &mut budget)
                 {
                     read.push(SkillFile::new(found.relative, content, executable));
                     file_sources.push(found.source);
@@ -565,14 +580,14 @@ impl SkillsFolder {
     fn read_file(
         &mut self,
         skill: &str,
-        beneath: &Beneath,
+        beneath: &mut Beneath,
         found: &Found,
         budget: &mut Budget,
     ) -> Option<(Vec<u8>, bool)> {
         let opened = match beneath.file(&found.resolved) {
             Ok(opened) => opened,
             Err(refusal) => {
-                self.refuse(skill, &found.source, refusal);
+                self.refuse(skill, &found.path, refusal);
                 return None;
             }
         };
@@ -582,7 +597,7 @@ impl SkillsFolder {
                 Some((content, is_executable(&opened.meta)))
             }
             Err(error) => {
-                let path = &found.source;
+                let path = &found.path;
                 self.fail(skill, path, ErrorKind::Io(IoError::new(path, error)));
                 None
             }

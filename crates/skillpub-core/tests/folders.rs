@@ -412,6 +412,20 @@ fn a_missing_folder_or_a_file_is_an_error() {
     );
     let missing = read_skills_folder(dir.path().join("nope")).unwrap_err();
     assert!(matches!(kinds(&missing)[..], [ErrorKind::Io(_)]));
+    #[cfg(unix)]
+    {
+        let pipe = dir.path().join("pipe");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&pipe)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        assert_eq!(
+            kinds(&read_skills_folder(&pipe).unwrap_err()),
+            [ErrorKind::NotAFolder],
+            "a FIFO given as the folder is refused without waiting for a writer"
+        );
+    }
 }
 
 #[test]

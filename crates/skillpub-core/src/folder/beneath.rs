@@ -8,10 +8,15 @@
 //! asked of the operating system ([`fs::canonicalize`], which reads no file); when that is
 //! inside the skill folder, the rest is opened beneath the folder held open as before, so a
 //! swap under that question can change which file inside is read, never read one outside.
+//!
+//! Linux's `openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS` would open a path beneath a
+//! folder in one call, but it refuses every link, where the walk follows those that stay
+//! inside, and it exists on Linux 5.6 and later only; opening one component at a time with
+//! `O_NOFOLLOW` gives the same guarantee on every Unix, with no fallback to keep.
 
 use std::cell::OnceCell;
 use std::collections::VecDeque;
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, Metadata};
 use std::io;
 use std::path::{Component, Path, PathBuf};
@@ -29,6 +34,9 @@ pub(super) struct Beneath {
     path: PathBuf,
     /// The folder's path with every link resolved, asked once when a link needs it.
     canonical: OnceCell<Option<PathBuf>>,
+    /// The folder a file was last read from, by its path beneath the skill folder: the files
+    /// are read sorted by path, so the files of one folder come one after another.
+    last: Option<(Vec<OsString>, Dir)>,
 }
 
 /// A regular file opened beneath the folder.
@@ -66,7 +74,7 @@ enum Part {
 }
 
 impl Part {
-    fn text(&self) -> &std::ffi::OsStr {
+    fn text(&self) -> &OsStr {
         match self {
             Self::Here => ".".as_ref(),
             Self::Up => "..".as_ref(),
@@ -75,7 +83,7 @@ impl Part {
     }
 }
 
-/// The steps of a relative path (a link's target).
+/// The steps of a path without a root (a link's target relative to its folder).
 fn parts(path: &Path) -> impl DoubleEndedIterator<Item = Part> + '_ {
     path.components().filter_map(|component| match component {
         Component::CurDir => Some(Part::Here),
@@ -95,6 +103,7 @@ impl Beneath {
             root,
             path: path.to_path_buf(),
             canonical: OnceCell::new(),
+            last: None,
         }
     }
 
@@ -116,7 +125,7 @@ impl Beneath {
         let mut at: Option<Dir> = None;
         for name in components {
             let dir = at.as_ref().unwrap_or(&self.root);
-            at = Some(match dir.open_entry(name).map_err(Refusal::Io)? {
+            at = Some(match dir.open_folder(name).map_err(Refusal::Io)? {
                 Node::Folder(dir) => dir,
                 Node::Link(_) => return Err(Refusal::LinkedFolder),
                 Node::File(..) | Node::Special => {
@@ -128,13 +137,40 @@ impl Beneath {
     }
 
     /// The regular file at `components`, following the links on the way that stay inside.
-    pub(super) fn file(&self, components: &[OsString]) -> Result<Opened, Refusal> {
+    pub(super) fn file(&mut self, components: &[OsString]) -> Result<Opened, Refusal> {
+        if let Some((name, folder)) = components.split_last()
+            && let Some(opened) = self.in_folder(folder, name)
+        {
+            return Ok(opened);
+        }
         self.resolve(names(components), None)
+    }
+
+    /// The regular file `name` in the folder at `folder`, through the folder a file was last
+    /// read from when it is that one; `None` for anything but a regular file reached without
+    /// a link, which [`resolve`](Self::resolve) then judges.
+    fn in_folder(&mut self, folder: &[OsString], name: &OsStr) -> Option<Opened> {
+        let dir = if folder.is_empty() {
+            &self.root
+        } else {
+            if self.last.as_ref().is_none_or(|(at, _)| at != folder) {
+                self.last = Some((folder.to_vec(), self.folder(folder).ok()?));
+            }
+            &self.last.as_ref()?.1
+        };
+        match dir.open_entry(name).ok()? {
+            Node::File(file, meta) => Some(Opened {
+                components: folder.iter().cloned().chain([name.to_owned()]).collect(),
+                file,
+                meta,
+            }),
+            Node::Folder(_) | Node::Link(_) | Node::Special => None,
+        }
     }
 
     /// The regular file that a link in the folder at `folder` leads to, written `target`.
     pub(super) fn link(&self, folder: &[OsString], target: &Path) -> Result<Opened, Refusal> {
-        let start = if target.is_absolute() {
+        let start = if target.has_root() {
             self.relocate(target, target)?
         } else {
             let mut start = names(folder);
@@ -184,7 +220,12 @@ impl Beneath {
                 Part::Name(name) => name,
             };
             let dir = stack.last().map_or(&self.root, |(_, dir)| dir);
-            let node = dir.open_entry(&name).map_err(|error| match &written {
+            let opened = if queue.is_empty() {
+                dir.open_entry(&name)
+            } else {
+                dir.open_folder(&name)
+            };
+            let node = opened.map_err(|error| match &written {
                 Some(written) if error.kind() == io::ErrorKind::NotFound => {
                     Refusal::Broken(written.clone())
                 }
@@ -197,7 +238,7 @@ impl Beneath {
                     if links > MAX_LINKS {
                         return Err(Refusal::Broken(first));
                     }
-                    if target.is_absolute() {
+                    if target.has_root() {
                         stack.clear();
                         let mut inside = self.relocate(&target, &first)?;
                         inside.extend(queue.drain(..));

@@ -1,5 +1,5 @@
-//! What a folder's entry is: as its listing says (a hint, which may be stale by the time the
-//! entry is opened), and as the opened entry itself says (what counts).
+//! What a folder's entry is: as its listing says and as a look at it says (hints, which may be
+//! stale by the time the entry is opened), and as the opened entry itself says (what counts).
 
 use std::fs::{File, Metadata};
 use std::path::PathBuf;
@@ -15,6 +15,19 @@ pub(super) enum Listed {
     Special,
     /// The file system does not say: the entry is opened to find out.
     Unknown,
+}
+
+/// An entry as a look at it says, without opening or following it: enough to walk the folder
+/// and judge the limits before anything is read, never what a read is judged on.
+#[derive(Debug)]
+pub(super) enum Seen {
+    Folder,
+    File {
+        len: u64,
+    },
+    /// A symbolic link, with its target as written.
+    Link(PathBuf),
+    Special,
 }
 
 /// An entry as found when opened without following links: judged on the open file, never on

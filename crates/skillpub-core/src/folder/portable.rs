@@ -10,7 +10,7 @@ use std::fs::{self, File};
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::entry::{Listed, Node};
+use super::entry::{Listed, Node, Seen};
 
 /// A folder, by its path.
 #[derive(Debug)]
@@ -28,7 +28,7 @@ impl Dir {
     }
 
     /// The entries, as the listing describes them.
-    pub(super) fn list(&self) -> io::Result<Vec<(OsString, Listed)>> {
+    pub(super) fn list(&mut self) -> io::Result<Vec<(OsString, Listed)>> {
         let mut entries = Vec::new();
         for entry in fs::read_dir(&self.0)? {
             let entry = entry?;
@@ -42,6 +42,28 @@ impl Dir {
             entries.push((entry.file_name(), listed));
         }
         Ok(entries)
+    }
+
+    /// What the entry `name` is, without following it or opening it.
+    pub(super) fn look(&self, name: &OsStr) -> io::Result<Seen> {
+        let path = self.0.join(name);
+        let meta = fs::symlink_metadata(&path)?;
+        let kind = meta.file_type();
+        Ok(if kind.is_symlink() {
+            Seen::Link(fs::read_link(&path)?)
+        } else if kind.is_dir() {
+            Seen::Folder
+        } else if kind.is_file() {
+            Seen::File { len: meta.len() }
+        } else {
+            Seen::Special
+        })
+    }
+
+    /// Opens the entry `name` as a folder on the way to a file; the same as
+    /// [`open_entry`](Self::open_entry) here.
+    pub(super) fn open_folder(&self, name: &OsStr) -> io::Result<Node<Self>> {
+        self.open_entry(name)
     }
 
     /// Looks at the entry `name` without following it, then opens a regular file and judges
@@ -85,7 +107,7 @@ mod tests {
         let dir = scratch("kinds");
         fs::write(dir.join("file.md"), "x").unwrap();
         std::os::unix::fs::symlink("/etc/passwd", dir.join("link.md")).unwrap();
-        let open = Dir::open(&dir).unwrap();
+        let mut open = Dir::open(&dir).unwrap();
         let mut listed = open.list().unwrap();
         listed.sort_by(|a, b| a.0.cmp(&b.0));
         let names: Vec<(&str, Listed)> = listed
@@ -109,6 +131,18 @@ mod tests {
         ));
         assert!(
             matches!(open.open_entry("link.md".as_ref()), Ok(Node::Link(target)) if target == Path::new("/etc/passwd"))
+        );
+        assert!(matches!(
+            open.open_folder("folder".as_ref()),
+            Ok(Node::Folder(_))
+        ));
+        assert!(matches!(
+            open.look("file.md".as_ref()),
+            Ok(Seen::File { len: 1 })
+        ));
+        assert!(matches!(open.look("folder".as_ref()), Ok(Seen::Folder)));
+        assert!(
+            matches!(open.look("link.md".as_ref()), Ok(Seen::Link(target)) if target == Path::new("/etc/passwd"))
         );
         assert_eq!(
             Dir::open(&dir.join("file.md")).unwrap_err().kind(),

@@ -40,7 +40,9 @@ impl Skill {
     fn walk_and_read(&self, swap: impl FnOnce()) -> SkillsFolder {
         let root = self.path("pdf");
         let mut walk = SkillsFolder::default();
-        let walked = walk.walk(&root, Dir::open(&root).unwrap()).unwrap();
+        let mut dir = Dir::open(&root).unwrap();
+        let listing = dir.list();
+        let walked = walk.walk(&root, dir, listing).unwrap();
         swap();
         walk.read_walked(walked);
         walk
