@@ -39,6 +39,14 @@
 //! `cargo:warning`) and refuses (failing the build) is listed once, in
 //! [the core's docs](skillpub_core#reading-a-folder).
 //!
+//! What is embedded is the bytes the walk read and checked, never the folder as the compiler
+//! finds it later: each file is copied as read to `OUT_DIR/skillpub-files-SKILLS/` (named by
+//! its SHA-256, written only when no copy of those bytes is there yet, and deleted once no
+//! file names it), and `include_bytes!` names the copy. The compiler reads what
+//! `include_bytes!` names after the build script has run, by path, so naming the files in the
+//! folder would embed whatever is there by then: a file swapped for a link to a secret outside
+//! the skill would be embedded without any check.
+//!
 //! # Rebuilds
 //!
 //! It prints `cargo:rerun-if-changed` for the folder, every folder in it and every file, so
@@ -68,12 +76,13 @@
 //!   parsed; only the YAML syntax, which these exact bytes passed here, is not read again.
 //!   Otherwise it parses the YAML.
 //!
-//! So a file that changed between this script and the compiler's `include_bytes!` (an editor
-//! saving during a build) is judged and archived at start-up like a file read from disk, never
-//! served with another file's archive or frontmatter. With every part used, start-up costs
-//! about what hashing every served byte once costs: the YAML parser took about five times as
-//! long as hashing its `SKILL.md`, and compressing the archives about forty times as long as
-//! hashing them.
+//! The embedded bytes are the copies of what this script read (see [What is
+//! embedded](#what-is-embedded)), so both parts are used; bytes that differ anyway (a copy in
+//! `OUT_DIR` changed by hand) are judged and archived at start-up like a file read from disk,
+//! never served with another file's archive or frontmatter. With every part used, start-up
+//! costs about what hashing every served byte once costs: the YAML parser took about five
+//! times as long as hashing its `SKILL.md`, and compressing the archives about forty times as
+//! long as hashing them.
 //!
 //! Build scripts and their dependencies are compiled without optimisation by default, and
 //! compression is several times slower unoptimised; for many megabytes of skills, optimise
@@ -163,9 +172,9 @@ pub enum EmbedError {
     /// A name or path given to the builder is not Rust.
     #[error("`{0}` is not a valid Rust {1}")]
     NotRust(String, &'static str),
-    /// An archive cannot be written to `OUT_DIR`.
+    /// An archive or the copy of a skill's file cannot be written to `OUT_DIR`.
     #[error(
-        "cannot write the archive {0}; check that the build's target folder is writable and its disk has room"
+        "cannot write {0}; check that the build's target folder is writable and its disk has room"
     )]
     Write(IoError),
 }
@@ -236,10 +245,12 @@ impl Embed {
         let store = Store(out_dir.join(format!("skillpub-archives-{}", self.static_name)));
         let skills: Vec<&Skill> = folder.skills().iter().map(|s| s.skill()).collect();
         let (keys, archives_built) = self.archives(&skills, &store)?;
+        let copies = Store(out_dir.join(format!("skillpub-files-{}", self.static_name)))
+            .hold_copies(&skills)?;
         let frontmatters = self.frontmatters(&skills)?;
         let archives_kept = keys.iter().flatten().count() - archives_built;
         Ok(Generated {
-            code: self.code(&folder, root, &frontmatters, &keys, &store)?,
+            code: self.code(&folder, root, &frontmatters, &keys, &store, &copies)?,
             watched: watched(&folder),
             skipped: folder.skipped().iter().map(ToString::to_string).collect(),
             skills: folder.skills().len(),
@@ -262,7 +273,7 @@ impl Embed {
             .iter()
             .zip(&keys)
             .filter_map(|(skill, key)| Some((*skill, (*key)?)))
-            .filter(|(_, key)| !store.holds(key))
+            .filter(|(_, key)| !store.holds_archives(key))
             .collect();
         if !missing.is_empty() {
             let mut builder = CatalogBuilder::new();
@@ -275,12 +286,16 @@ impl Embed {
                 let published = skill.folder_name().and_then(|name| catalog.get(name));
                 for format in [ArchiveFormat::TarGz, ArchiveFormat::Zip] {
                     if let Some(archive) = published.and_then(|p| p.archive(format)) {
-                        store.write(key, format, archive.bytes())?;
+                        store.write(&archive_name(key, format), archive.bytes())?;
                     }
                 }
             }
         }
-        store.keep_only(keys.iter().flatten());
+        store.keep_only(
+            keys.iter()
+                .flatten()
+                .flat_map(|key| ARCHIVES.map(|format| archive_name(key, format))),
+        );
         Ok((keys, missing.len()))
     }
 
@@ -344,6 +359,7 @@ impl Embed {
         frontmatters: &[(Digest, String)],
         keys: &[Option<Digest>],
         store: &Store,
+        copies: &[Vec<PathBuf>],
     ) -> Result<String, EmbedError> {
         let krate = &self.crate_path;
         let name = &self.static_name;
@@ -360,12 +376,13 @@ impl Embed {
                 "#[doc(hidden)]\nstatic __{name}_FILES_{at}: [{krate}::SkillFile; {}] = [",
                 files.len()
             );
-            for (file, path) in files.iter().zip(source.file_sources()) {
+            // The copies of a skill are its SKILL.md's, then its files' in order.
+            for (file, copy) in files.iter().zip(&copies[at][1..]) {
                 let _ = writeln!(
                     code,
                     "    {krate}::SkillFile::from_static({:?}, ::core::include_bytes!({:?}), {}),",
                     file.path(),
-                    utf8(path)?,
+                    utf8(copy)?,
                     file.is_executable(),
                 );
             }
@@ -385,7 +402,7 @@ impl Embed {
             let _ = writeln!(
                 code,
                 "    {krate}::Skill::from_static_parts({label:?}, ::core::include_bytes!({:?}), &__{name}_FILES_{at})",
-                utf8(source.skill_md_source())?,
+                utf8(&copies[at][0])?,
             );
             let (digest, json) = &frontmatters[at];
             let _ = writeln!(
@@ -398,8 +415,8 @@ impl Embed {
                     code,
                     "        .with_built_archives({}, ::core::include_bytes!({:?}), ::core::include_bytes!({:?}))",
                     array(key),
-                    utf8(&store.path(key, ArchiveFormat::TarGz))?,
-                    utf8(&store.path(key, ArchiveFormat::Zip))?,
+                    utf8(&store.path(&archive_name(key, ArchiveFormat::TarGz)))?,
+                    utf8(&store.path(&archive_name(key, ArchiveFormat::Zip)))?,
                 );
             }
             code.push_str("    ,\n");
@@ -409,24 +426,62 @@ impl Embed {
     }
 }
 
-/// The folder of archives built ahead of time, named by their archive keys.
+/// Both archive formats, built for every skill with supporting files.
+const ARCHIVES: [ArchiveFormat; 2] = [ArchiveFormat::TarGz, ArchiveFormat::Zip];
+
+/// The name of a skill's archive in the store: its archive key and the format's suffix.
+fn archive_name(key: &Digest, format: ArchiveFormat) -> String {
+    format!("{}{}", key.hex(), format.suffix())
+}
+
+/// A folder in `OUT_DIR` of files named by what they hold: the archives built ahead of time
+/// (named by their archive keys), or the copies of the skills' files (named by their
+/// SHA-256).
 struct Store(PathBuf);
 
 impl Store {
-    fn path(&self, key: &Digest, format: ArchiveFormat) -> PathBuf {
-        self.0.join(format!("{}{}", key.hex(), format.suffix()))
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
     }
 
     /// Whether both archives for `key` are there.
-    fn holds(&self, key: &Digest) -> bool {
-        [ArchiveFormat::TarGz, ArchiveFormat::Zip]
+    fn holds_archives(&self, key: &Digest) -> bool {
+        ARCHIVES
             .iter()
-            .all(|format| self.path(key, *format).is_file())
+            .all(|format| self.path(&archive_name(key, *format)).is_file())
     }
 
-    /// Writes an archive under its key: to a temporary file first, then renamed into place.
-    fn write(&self, key: &Digest, format: ArchiveFormat, bytes: &[u8]) -> Result<(), EmbedError> {
-        let target = self.path(key, format);
+    /// Writes a copy of every file the walk read, as read, that the store does not hold yet
+    /// (named by its SHA-256), and deletes the copies no file names any more; returns the
+    /// copies of each skill, its `SKILL.md` first, then its files in order.
+    ///
+    /// The code embeds these copies rather than the files in the skills folder: the compiler
+    /// reads what `include_bytes!` names after this script, by path, so a file swapped in the
+    /// folder meanwhile (for a link to a secret, say) would be embedded unchecked.
+    fn hold_copies(&self, skills: &[&Skill]) -> Result<Vec<Vec<PathBuf>>, EmbedError> {
+        let mut names = HashSet::new();
+        let mut copies = Vec::with_capacity(skills.len());
+        for skill in skills {
+            let files = skill.files().iter().map(|file| file.bytes());
+            let mut paths = Vec::with_capacity(skill.files().len() + 1);
+            for bytes in std::iter::once(skill.skill_md()).chain(files) {
+                let name = Digest::of(bytes).hex();
+                let path = self.path(&name);
+                if !path.is_file() {
+                    self.write(&name, bytes)?;
+                }
+                names.insert(name);
+                paths.push(path);
+            }
+            copies.push(paths);
+        }
+        self.keep_only(names.into_iter());
+        Ok(copies)
+    }
+
+    /// Writes a file under `name`: to a temporary file first, then renamed into place.
+    fn write(&self, name: &str, bytes: &[u8]) -> Result<(), EmbedError> {
+        let target = self.path(name);
         let partial = target.with_extension("partial");
         let fail = |path: &Path, error| EmbedError::Write(IoError::new(path, error));
         std::fs::create_dir_all(&self.0).map_err(|error| fail(&self.0, error))?;
@@ -434,12 +489,10 @@ impl Store {
         std::fs::rename(&partial, &target).map_err(|error| fail(&target, error))
     }
 
-    /// Deletes every file but the archives of these keys. What cannot be deleted stays; it is
-    /// never embedded, since the code names archives by key.
-    fn keep_only<'a>(&self, keys: impl Iterator<Item = &'a Digest>) {
-        let wanted: HashSet<PathBuf> = keys
-            .flat_map(|key| [ArchiveFormat::TarGz, ArchiveFormat::Zip].map(|f| self.path(key, f)))
-            .collect();
+    /// Deletes every file but those named. What cannot be deleted stays; it is never
+    /// embedded, since the code names every file it embeds.
+    fn keep_only(&self, names: impl Iterator<Item = String>) {
+        let wanted: HashSet<PathBuf> = names.map(|name| self.path(&name)).collect();
         let Ok(entries) = std::fs::read_dir(&self.0) else {
             return;
         };

@@ -270,3 +270,84 @@ fn the_folder_in_comments_is_quoted() {
         "{code}"
     );
 }
+
+/// Every path the code gives `include_bytes!`, with the bytes the compiler would read there.
+fn included(code: &str) -> Vec<(PathBuf, Vec<u8>)> {
+    code.split("::core::include_bytes!(\"")
+        .skip(1)
+        .map(|call| {
+            let path = PathBuf::from(call.split_once("\")").unwrap().0);
+            let bytes = std::fs::read(&path).unwrap_or_default();
+            (path, bytes)
+        })
+        .collect()
+}
+
+#[cfg(unix)]
+#[test]
+fn the_compiler_embeds_the_bytes_read_and_checked_never_a_file_swapped_in_afterwards() {
+    let root = Scratch::new("swapped-after");
+    with_files(&root);
+    root.write("secret.txt", "SECRET");
+    let generated = Embed::new("skills")
+        .generate(root.path(), &out(&root))
+        .unwrap();
+    // After the build script, before the compiler reads what it names: the file becomes a
+    // link to a secret outside the skill.
+    let forms = root.path().join("skills/pdf/references/forms.md");
+    std::fs::remove_file(&forms).unwrap();
+    std::os::unix::fs::symlink(root.path().join("secret.txt"), &forms).unwrap();
+    let included = included(&generated.code);
+    assert_eq!(
+        included.len(),
+        3 + 2 + 2 * 2,
+        "3 SKILL.md, 2 files, 2 skills' 2 archives"
+    );
+    for (path, bytes) in &included {
+        assert!(
+            !bytes.windows(6).any(|w| w == b"SECRET"),
+            "{} holds the secret",
+            path.display()
+        );
+    }
+    for (path, _) in &included {
+        assert!(
+            path.starts_with(out(&root)),
+            "{} is in OUT_DIR",
+            path.display()
+        );
+    }
+    assert!(
+        included.iter().any(|(_, bytes)| bytes == b"# Forms\n"),
+        "the bytes read are embedded"
+    );
+}
+
+#[test]
+fn copies_of_the_files_are_written_once_and_the_ones_no_file_names_are_deleted() {
+    let root = Scratch::new("copies");
+    with_files(&root);
+    let embed = Embed::new("skills");
+    embed.generate(root.path(), &out(&root)).unwrap();
+    let copies = || {
+        let mut names: Vec<String> = std::fs::read_dir(out(&root).join("skillpub-files-SKILLS"))
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    };
+    let before = copies();
+    assert_eq!(
+        before.len(),
+        5,
+        "3 SKILL.md and 2 files, by digest: {before:?}"
+    );
+    assert!(before.contains(&Digest::of(b"# Forms\n").hex()));
+    root.write("skills/pdf/references/forms.md", "# Forms, edited\n");
+    embed.generate(root.path(), &out(&root)).unwrap();
+    let after = copies();
+    assert_eq!(after.len(), 5);
+    assert!(after.contains(&Digest::of(b"# Forms, edited\n").hex()));
+    assert!(!after.contains(&Digest::of(b"# Forms\n").hex()));
+}

@@ -3,10 +3,26 @@
 //! same at build time and at run time.
 //!
 //! This is the one module of the crate that touches the file system, and it is compiled only
-//! with the feature `fs` (on by default).
+//! with the feature `fs` (on by default). Every entry is looked at without following or
+//! opening it, and every file is read through a descriptor opened without following links and
+//! judged on that descriptor, never on a name ([`beneath`]); on Unix each skill folder is held
+//! by its descriptor, so that nothing renamed under the walk takes the read outside it.
 
+mod beneath;
+mod entry;
+#[cfg(any(not(unix), test))]
+mod portable;
+#[cfg(unix)]
+mod unix;
+
+#[cfg(not(unix))]
+use portable as open;
+#[cfg(unix)]
+use unix as open;
+
+use std::ffi::OsString;
 use std::fs;
-use std::io::Read;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use crate::catalog::{Catalog, CatalogBuilder};
@@ -16,6 +32,9 @@ use crate::io_error::IoError;
 use crate::skill::Skill;
 use crate::skill_files;
 use crate::skipped::Skipped;
+use beneath::{Beneath, Refusal};
+use entry::{Listed, Node, Seen};
+use open::Dir;
 
 /// A skill read from disk, with where each of its files came from.
 #[derive(Debug, Clone)]
@@ -39,7 +58,7 @@ impl SkillSource {
     }
 
     /// The files the supporting files were read from, in the order of
-    /// [`Skill::files`]. A symbolic link inside the folder is given as its target.
+    /// [`Skill::files`]. A symbolic link is given as the file it leads to inside the folder.
     #[must_use]
     pub fn file_sources(&self) -> &[PathBuf] {
         &self.file_sources
@@ -113,15 +132,16 @@ impl SkillsFolder {
 const HIDDEN: &str = "hidden files and folders are not published";
 const NO_SKILL_MD: &str = "the folder has no SKILL.md, so it is not a skill";
 
-/// Whether a folder holds `SKILL.md` in any letter case (a wrong case is reported later).
-fn has_skill_md(folder: &Path) -> bool {
-    fs::read_dir(folder).is_ok_and(|entries| {
-        entries.flatten().any(|entry| {
-            entry
-                .file_name()
-                .to_string_lossy()
-                .eq_ignore_ascii_case(SKILL_MD)
-        })
+/// A folder's entries, as its listing describes them.
+type Listing = io::Result<Vec<(OsString, Listed)>>;
+
+/// Whether a folder's listing holds `SKILL.md` in any letter case (a wrong case is reported
+/// later).
+fn has_skill_md(listing: &Listing) -> bool {
+    listing.as_ref().is_ok_and(|entries| {
+        entries
+            .iter()
+            .any(|(name, _)| name.to_string_lossy().eq_ignore_ascii_case(SKILL_MD))
     })
 }
 
@@ -159,36 +179,25 @@ impl SkillsFolder {
     pub fn read(root: impl AsRef<Path>) -> Self {
         let root = root.as_ref();
         let mut walk = Self::default();
-        let result = match fs::metadata(root) {
-            Err(error) => Err(ErrorKind::Io(IoError::new(root, error))),
-            Ok(meta) if !meta.is_dir() => Err(ErrorKind::NotAFolder),
-            Ok(_) => Ok(()),
-        };
-        if let Err(kind) = result {
-            let label = root.display().to_string();
-            walk.errors.push(Error::new(&label, &label, None, kind));
-            return walk;
-        }
-        walk.folders.push(root.to_path_buf());
-        if has_skill_md(root) {
-            walk.skill(root);
-        } else {
-            for entry in walk.entries(root, root) {
-                if entry.is_symlink && entry.path.is_dir() {
-                    let label = folder_name(&entry.path);
-                    walk.fail(&label, &entry.path, ErrorKind::SymlinkedFolder);
-                } else if !entry.is_dir {
-                    // Files beside the skill folders, such as a README, are not skills.
-                } else if has_skill_md(&entry.path) {
-                    walk.folders.push(entry.path.clone());
-                    walk.skill(&entry.path);
+        let mut dir = match Dir::open(root) {
+            Ok(dir) => dir,
+            Err(error) => {
+                let kind = if error.kind() == io::ErrorKind::NotADirectory {
+                    ErrorKind::NotAFolder
                 } else {
-                    walk.skipped.push(Skipped {
-                        path: entry.path,
-                        reason: NO_SKILL_MD,
-                    });
-                }
+                    ErrorKind::Io(IoError::new(root, error))
+                };
+                let label = root.display().to_string();
+                walk.errors.push(Error::new(&label, &label, None, kind));
+                return walk;
             }
+        };
+        walk.folders.push(root.to_path_buf());
+        let listing = dir.list();
+        if has_skill_md(&listing) {
+            walk.skill(root, dir, listing);
+        } else {
+            walk.skills_in(&dir, root, listing);
         }
         walk
     }
@@ -238,8 +247,37 @@ struct Budget(u64);
 struct Entry {
     path: PathBuf,
     name: String,
-    is_dir: bool,
-    is_symlink: bool,
+    os_name: OsString,
+    listed: Listed,
+}
+
+/// A file found in a skill folder, looked at and not read yet.
+struct Found {
+    /// Its path inside the skill, `/`-separated.
+    relative: String,
+    /// The entry, for the messages.
+    path: PathBuf,
+    /// Where it was found (for a link, the file it leads to).
+    source: PathBuf,
+    /// Its path beneath the skill folder, links resolved: what is opened to read it.
+    resolved: Vec<OsString>,
+    /// Its size when it was looked at.
+    len: u64,
+}
+
+/// A skill folder walked, its files looked at and not read yet.
+struct Walked {
+    name: String,
+    root: PathBuf,
+    beneath: Beneath,
+    skill_md: Found,
+    files: Vec<Found>,
+}
+
+/// What looking at an entry found.
+enum Look {
+    Folder,
+    File(Found),
 }
 
 /// The walk, which fills a `SkillsFolder` as it goes.
@@ -249,215 +287,333 @@ impl SkillsFolder {
         self.errors.push(Error::new(skill, &label, None, kind));
     }
 
-    /// The entries of `folder`, sorted by name, without hidden ones; names that are not
-    /// UTF-8 are reported.
-    fn entries(&mut self, folder: &Path, skill_root: &Path) -> Vec<Entry> {
+    /// Reports why `path` was not opened.
+    fn refuse(&mut self, skill: &str, path: &Path, refusal: Refusal) {
+        let kind = match refusal {
+            Refusal::Outside(target) => ErrorKind::SymlinkOutside { target },
+            Refusal::Broken(written) => ErrorKind::BrokenSymlink {
+                target: written.display().to_string(),
+            },
+            Refusal::Hidden(written) => ErrorKind::LinkToHidden {
+                target: written.display().to_string(),
+            },
+            Refusal::LinkedFolder => ErrorKind::SymlinkedFolder,
+            Refusal::NotAFile => ErrorKind::NotARegularFile,
+            Refusal::Io(error) => ErrorKind::Io(IoError::new(path, error)),
+        };
+        self.fail(skill, path, kind);
+    }
+
+    /// The entries of the folder at `path`, from its listing, sorted by name, without hidden
+    /// ones; names that are not UTF-8 are reported.
+    fn entries(&mut self, listing: Listing, path: &Path, skill_root: &Path) -> Vec<Entry> {
         let skill = folder_name(skill_root);
-        let read = match fs::read_dir(folder) {
-            Ok(read) => read,
+        let listed = match listing {
+            Ok(listed) => listed,
             Err(error) => {
-                self.fail(&skill, folder, ErrorKind::Io(IoError::new(folder, error)));
+                self.fail(&skill, path, ErrorKind::Io(IoError::new(path, error)));
                 return Vec::new();
             }
         };
         let mut entries = Vec::new();
-        for entry in read {
-            let entry = match entry {
-                Ok(entry) => entry,
-                Err(error) => {
-                    self.fail(&skill, folder, ErrorKind::Io(IoError::new(folder, error)));
-                    continue;
-                }
-            };
-            let path = entry.path();
-            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
-                self.fail(&skill, &path, ErrorKind::NameNotUtf8);
+        for (os_name, listed) in listed {
+            let entry_path = path.join(&os_name);
+            let Some(name) = os_name.to_str().map(str::to_owned) else {
+                self.fail(&skill, &entry_path, ErrorKind::NameNotUtf8);
                 continue;
             };
             if name.starts_with('.') {
                 self.skipped.push(Skipped {
-                    path,
+                    path: entry_path,
                     reason: HIDDEN,
                 });
                 continue;
             }
-            let kind = entry.file_type().ok();
-            let is_dir = kind.is_some_and(|kind| kind.is_dir());
-            let is_symlink = kind.is_some_and(|kind| kind.is_symlink());
             entries.push(Entry {
-                path,
+                path: entry_path,
                 name,
-                is_dir,
-                is_symlink,
+                os_name,
+                listed,
             });
         }
         entries.sort_by(|a, b| a.name.cmp(&b.name));
         entries
     }
 
-    /// Reads one skill folder: every entry is resolved first, the limits are judged on the
-    /// sizes the file system reports, and only then is anything read. The catalog checks the
-    /// paths and judges the limits again on the bytes read, with the same rule, so a file that
-    /// grew meanwhile is caught there; each read stops at the limit, so that one cannot fill
-    /// the memory either.
-    fn skill(&mut self, root: &Path) {
+    /// Reads the skill folders in a folder of skills (at `root`), and what is beside them.
+    fn skills_in(&mut self, dir: &Dir, root: &Path, listing: Listing) {
+        for entry in self.entries(listing, root, root) {
+            let node = match entry.listed {
+                // Files beside the skill folders, such as a README, are not skills.
+                Listed::File | Listed::Special => continue,
+                Listed::Link => None,
+                Listed::Folder | Listed::Unknown => match dir.open_folder(&entry.os_name) {
+                    Ok(node) => Some(node),
+                    Err(error) => {
+                        let label = folder_name(root);
+                        let kind = ErrorKind::Io(IoError::new(&entry.path, error));
+                        self.fail(&label, &entry.path, kind);
+                        continue;
+                    }
+                },
+            };
+            match node {
+                Some(Node::Folder(mut folder)) => {
+                    let listing = folder.list();
+                    if has_skill_md(&listing) {
+                        self.folders.push(entry.path.clone());
+                        self.skill(&entry.path, folder, listing);
+                    } else {
+                        self.skipped.push(Skipped {
+                            path: entry.path,
+                            reason: NO_SKILL_MD,
+                        });
+                    }
+                }
+                None | Some(Node::Link(_)) => {
+                    // Only to choose the message: a link to a folder is an error, a link to a
+                    // file beside the skills is ignored as the file would be. Nothing is read.
+                    if fs::metadata(&entry.path).is_ok_and(|meta| meta.is_dir()) {
+                        let label = folder_name(&entry.path);
+                        self.fail(&label, &entry.path, ErrorKind::SymlinkedFolder);
+                    }
+                }
+                Some(Node::File(..) | Node::Special) => {}
+            }
+        }
+    }
+
+    /// Reads one skill folder, held open, with its listing: [`walk`](Self::walk) looks at
+    /// every entry, then [`read_walked`](Self::read_walked) reads.
+    fn skill(&mut self, root: &Path, dir: Dir, listing: Listing) {
+        if let Some(walked) = self.walk(root, dir, listing) {
+            self.read_walked(walked);
+        }
+    }
+
+    /// Looks at every entry of a skill folder without reading any, so that the limits can be
+    /// judged on the sizes first. `None` when there is no `SKILL.md` to read.
+    fn walk(&mut self, root: &Path, dir: Dir, listing: Listing) -> Option<Walked> {
         let name = folder_name(root);
+        let beneath = Beneath::new(dir, root);
         let mut skill_md = None;
         let mut skill_md_seen = false;
-        let mut found = Vec::new();
-        let mut pending = vec![(root.to_path_buf(), String::new())];
-        while let Some((folder, prefix)) = pending.pop() {
-            for entry in self.entries(&folder, root) {
+        let mut files = Vec::new();
+        let mut root_listing = Some(listing);
+        let mut pending = vec![(Vec::<OsString>::new(), root.to_path_buf(), String::new())];
+        while let Some((components, path, prefix)) = pending.pop() {
+            // The root first, held by `beneath`, whose listing was read to find its SKILL.md.
+            let (opened, listing) = match root_listing.take() {
+                Some(listing) => (None, listing),
+                None => match beneath.folder(&components) {
+                    Ok(mut folder) => {
+                        let listing = folder.list();
+                        (Some(folder), listing)
+                    }
+                    Err(refusal) => {
+                        self.refuse(&name, &path, refusal);
+                        continue;
+                    }
+                },
+            };
+            let folder = opened.as_ref().unwrap_or(beneath.root());
+            for entry in self.entries(listing, &path, root) {
                 let relative = format!("{prefix}{}", entry.name);
-                if entry.is_dir {
-                    self.folders.push(entry.path.clone());
-                    pending.push((entry.path, format!("{relative}/")));
-                    continue;
-                }
+                let mut inside = components.clone();
+                inside.push(entry.os_name.clone());
                 let at_root_skill_md = prefix.is_empty() && relative.eq_ignore_ascii_case(SKILL_MD);
-                skill_md_seen |= at_root_skill_md;
-                if at_root_skill_md && relative != SKILL_MD {
-                    self.fail(
-                        &name,
-                        &entry.path,
-                        ErrorKind::SkillMdCase { found: relative },
-                    );
-                    continue;
+                if entry.listed != Listed::Folder {
+                    skill_md_seen |= at_root_skill_md;
+                    if at_root_skill_md && relative != SKILL_MD {
+                        self.fail(
+                            &name,
+                            &entry.path,
+                            ErrorKind::SkillMdCase { found: relative },
+                        );
+                        continue;
+                    }
                 }
-                let Some((source, meta)) = self.regular_file(&name, root, &entry.path) else {
-                    continue;
-                };
-                if relative == SKILL_MD {
-                    skill_md = Some((source, meta.len()));
+                let looked = if entry.listed == Listed::Folder {
+                    Look::Folder
                 } else {
-                    found.push((relative, source, is_executable(&meta), meta.len()));
+                    match self.look(&name, &beneath, folder, &components, &entry, &relative) {
+                        Some(looked) => looked,
+                        None => continue,
+                    }
+                };
+                match looked {
+                    Look::Folder => {
+                        self.folders.push(entry.path.clone());
+                        pending.push((inside, entry.path, format!("{relative}/")));
+                    }
+                    Look::File(found) if relative == SKILL_MD => skill_md = Some(found),
+                    Look::File(found) => files.push(found),
                 }
             }
         }
-        let Some((skill_md_path, skill_md_len)) = skill_md else {
+        let Some(skill_md) = skill_md else {
             // A SKILL.md that was there but refused has been reported already.
             if !skill_md_seen {
                 self.fail(&name, root, ErrorKind::MissingSkillMd);
             }
-            return;
+            return None;
         };
-        let sizes: Vec<(&str, u64)> = std::iter::once((SKILL_MD, skill_md_len))
-            .chain(found.iter().map(|(path, .., len)| (path.as_str(), *len)))
+        Some(Walked {
+            name,
+            root: root.to_path_buf(),
+            beneath,
+            skill_md,
+            files,
+        })
+    }
+
+    /// Looks at an entry that is not listed as a folder, without opening or following it
+    /// (what is read is judged when it is opened, by [`read_file`](Self::read_file)); a link
+    /// is followed by the walk's own rules, beneath the skill, to the file it leads to.
+    fn look(
+        &mut self,
+        skill: &str,
+        beneath: &Beneath,
+        folder: &Dir,
+        components: &[OsString],
+        entry: &Entry,
+        relative: &str,
+    ) -> Option<Look> {
+        if entry.listed == Listed::Special {
+            self.fail(skill, &entry.path, ErrorKind::NotARegularFile);
+            return None;
+        }
+        let seen = match folder.look(&entry.os_name) {
+            Ok(seen) => seen,
+            Err(error) => {
+                self.refuse(skill, &entry.path, Refusal::Io(error));
+                return None;
+            }
+        };
+        let mut resolved = components.to_vec();
+        resolved.push(entry.os_name.clone());
+        let (source, len) = match seen {
+            Seen::Folder => return Some(Look::Folder),
+            Seen::Special => {
+                self.fail(skill, &entry.path, ErrorKind::NotARegularFile);
+                return None;
+            }
+            Seen::File { len } => (entry.path.clone(), len),
+            Seen::Link(target) => match beneath.link(components, &target) {
+                Ok(opened) => {
+                    resolved = opened.components;
+                    (beneath.path_of(&resolved), opened.meta.len())
+                }
+                Err(refusal) => {
+                    self.refuse(skill, &entry.path, refusal);
+                    return None;
+                }
+            },
+        };
+        Some(Look::File(Found {
+            relative: relative.to_owned(),
+            path: entry.path.clone(),
+            source,
+            resolved,
+            len,
+        }))
+    }
+
+    /// Reads the files of a walked skill: the limits are judged on the sizes seen by the
+    /// walk, and only then is anything read, each file opened again beneath the skill folder
+    /// and judged on the open file. The catalog checks the paths and judges the limits again
+    /// on the bytes read, with the same rule, so a file that grew meanwhile is caught there;
+    /// each read stops at the limit, so that one cannot fill the memory either.
+    fn read_walked(&mut self, walked: Walked) {
+        let Walked {
+            name,
+            root,
+            mut beneath,
+            skill_md,
+            mut files,
+        } = walked;
+        let sizes: Vec<(&str, u64)> = std::iter::once((SKILL_MD, skill_md.len))
+            .chain(
+                files
+                    .iter()
+                    .map(|found| (found.relative.as_str(), found.len)),
+            )
             .collect();
         let over_limits = skill_files::over_limits(&sizes);
         let within_limits = over_limits.is_empty();
         for kind in over_limits {
             self.fail(&name, &root.join(SKILL_MD), kind);
         }
-        if skill_md_len > MAX_BYTES_PER_SKILL {
+        if skill_md.len > MAX_BYTES_PER_SKILL {
             return;
         }
         let mut budget = Budget(MAX_BYTES_PER_SKILL);
-        let Some(skill_md) = self.read_file(&name, &skill_md_path, &mut budget) else {
+        let Some((skill_md_bytes, _)) = self.read_file(&name, &mut beneath, &skill_md, &mut budget)
+        else {
             return;
         };
-        let mut files = Vec::new();
+        let mut read = Vec::new();
         let mut file_sources = Vec::new();
         if within_limits {
-            found.sort_by(|a, b| a.0.cmp(&b.0));
-            for (relative, source, executable, _) in found {
-                if let Some(content) = self.read_file(&name, &source, &mut budget) {
-                    files.push(SkillFile::new(relative, content, executable));
-                    file_sources.push(source);
+            files.sort_by(|a, b| a.relative.cmp(&b.relative));
+            for found in files {
+                if let Some((content, executable)) =
+                    self.read_file(&name, &mut beneath, &found, &mut budget)
+                {
+                    read.push(SkillFile::new(found.relative, content, executable));
+                    file_sources.push(found.source);
                 }
             }
         }
         let folder = root.display().to_string();
         self.skills.push(SkillSource {
-            skill: Skill::new(Some(folder), skill_md).with_files(files),
-            skill_md_source: skill_md_path,
+            skill: Skill::new(Some(folder), skill_md_bytes).with_files(read),
+            skill_md_source: skill_md.source,
             file_sources,
         });
     }
 
-    /// Reads a file, at most one byte past what is left of the skill's budget: enough for the
-    /// catalog to see the limit broken, never more. A read error is reported.
-    ///
-    /// The buffer is allocated at the file's size, so that the bytes, served for as long as
-    /// the catalog lives, hold no spare capacity (growing it as the read goes would leave up
-    /// to half of it unused).
-    fn read_file(&mut self, skill: &str, path: &Path, budget: &mut Budget) -> Option<Vec<u8>> {
-        let limit = budget.0 + 1;
-        let result = fs::File::open(path).and_then(|file| {
-            let size = file.metadata().map_or(0, |meta| meta.len()).min(limit);
-            let mut content = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-            file.take(limit).read_to_end(&mut content)?;
-            Ok(content)
-        });
-        match result {
+    /// Opens a file again beneath the skill folder and reads it, at most one byte past what
+    /// is left of the skill's budget: enough for the catalog to see the limit broken, never
+    /// more, whatever size the file claims. Returns the bytes and whether the open file is
+    /// executable. A refusal or a read error is reported.
+    fn read_file(
+        &mut self,
+        skill: &str,
+        beneath: &mut Beneath,
+        found: &Found,
+        budget: &mut Budget,
+    ) -> Option<(Vec<u8>, bool)> {
+        let opened = match beneath.file(&found.resolved) {
+            Ok(opened) => opened,
+            Err(refusal) => {
+                self.refuse(skill, &found.path, refusal);
+                return None;
+            }
+        };
+        match read_bounded(opened.file, opened.meta.len(), budget.0 + 1) {
             Ok(content) => {
                 budget.0 = budget.0.saturating_sub(content.len() as u64);
-                Some(content)
+                Some((content, is_executable(&opened.meta)))
             }
             Err(error) => {
+                let path = &found.path;
                 self.fail(skill, path, ErrorKind::Io(IoError::new(path, error)));
                 None
             }
         }
     }
+}
 
-    /// Resolves a file: regular files as they are, links only when they stay inside the skill
-    /// folder, avoid hidden files and point to a regular file. Returns the path to read and
-    /// its metadata.
-    fn regular_file(
-        &mut self,
-        skill: &str,
-        root: &Path,
-        path: &Path,
-    ) -> Option<(PathBuf, fs::Metadata)> {
-        let link = match fs::symlink_metadata(path) {
-            Ok(meta) => meta,
-            Err(error) => {
-                self.fail(skill, path, ErrorKind::Io(IoError::new(path, error)));
-                return None;
-            }
-        };
-        let source = if link.file_type().is_symlink() {
-            let written = fs::read_link(path)
-                .map(|t| t.display().to_string())
-                .unwrap_or_default();
-            let (Ok(target), Ok(root)) = (fs::canonicalize(path), fs::canonicalize(root)) else {
-                self.fail(skill, path, ErrorKind::BrokenSymlink { target: written });
-                return None;
-            };
-            let Ok(inside) = target.strip_prefix(&root) else {
-                let target = target.display().to_string();
-                self.fail(skill, path, ErrorKind::SymlinkOutside { target });
-                return None;
-            };
-            let hidden = inside
-                .components()
-                .any(|c| c.as_os_str().to_string_lossy().starts_with('.'));
-            if hidden {
-                self.fail(skill, path, ErrorKind::LinkToHidden { target: written });
-                return None;
-            }
-            target
-        } else {
-            path.to_path_buf()
-        };
-        let meta = match fs::metadata(&source) {
-            Ok(meta) => meta,
-            Err(error) => {
-                self.fail(skill, path, ErrorKind::Io(IoError::new(path, error)));
-                return None;
-            }
-        };
-        if meta.is_dir() {
-            self.fail(skill, path, ErrorKind::SymlinkedFolder);
-            return None;
-        }
-        if !meta.is_file() {
-            self.fail(skill, path, ErrorKind::NotARegularFile);
-            return None;
-        }
-        Some((source, meta))
-    }
+/// Reads `file` to its end, but never more than `limit` bytes, whatever its size said.
+///
+/// The buffer is allocated at the size the file gave (`size`, at most `limit`), so that the
+/// bytes, served for as long as the catalog lives, hold no spare capacity (growing it as the
+/// read goes would leave up to half of it unused).
+fn read_bounded(file: impl Read, size: u64, limit: u64) -> io::Result<Vec<u8>> {
+    let mut content = Vec::with_capacity(usize::try_from(size.min(limit)).unwrap_or(0));
+    file.take(limit).read_to_end(&mut content)?;
+    Ok(content)
 }
 
 fn folder_name(path: &Path) -> String {
@@ -478,30 +634,4 @@ fn is_executable(_: &fs::Metadata) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_read_stops_one_byte_past_the_budget_so_the_catalog_sees_the_limit_broken() {
-        let path = std::env::temp_dir().join(format!("skillpub-budget-{}", std::process::id()));
-        fs::write(&path, b"0123456789").unwrap();
-        let mut walk = SkillsFolder::default();
-        let mut budget = Budget(4);
-        let read = walk.read_file("pdf", &path, &mut budget);
-        fs::remove_file(&path).unwrap();
-        assert_eq!(read.as_deref(), Some(&b"01234"[..]));
-        assert_eq!(budget.0, 0);
-        assert!(walk.errors.is_empty());
-    }
-
-    #[test]
-    fn a_file_is_read_into_a_buffer_of_its_size_with_no_spare_capacity() {
-        let path = std::env::temp_dir().join(format!("skillpub-capacity-{}", std::process::id()));
-        fs::write(&path, vec![b'x'; 9_000]).unwrap();
-        let mut walk = SkillsFolder::default();
-        let read = walk.read_file("pdf", &path, &mut Budget(MAX_BYTES_PER_SKILL));
-        fs::remove_file(&path).unwrap();
-        let read = read.unwrap();
-        assert_eq!((read.len(), read.capacity()), (9_000, 9_000));
-    }
-}
+mod tests;

@@ -100,7 +100,7 @@
 //!
 //! | Name | Description | Default |
 //! |---|---|---|
-//! | `fs` | Reading skill folders from disk: `Catalog::from_dir`, `SkillsFolder`, `read_skills_folder`, `Catalog::skipped`, and the problems only a folder can have (`ErrorKind::Io` and the other kinds marked `fs`). Without it the crate has no file-system code at all, as ripgrep's `globset` has none: parsing, validation, the catalog, the index and the archives work on bytes in memory. | yes |
+//! | `fs` | Reading skill folders from disk: `Catalog::from_dir`, `SkillsFolder`, `read_skills_folder`, `Catalog::skipped`, and the problems only a folder can have (`ErrorKind::Io` and the other kinds marked `fs`); on Unix it adds the crate rustix, to open every file through the descriptor of its folder. Without it the crate has no file-system code at all, as ripgrep's `globset` has none: parsing, validation, the catalog, the index and the archives work on bytes in memory. | yes |
 //! | `advice` | The authoring advice above: `advise`, `Advice`, `AdviceRule`, `Severity`, `Section`, `estimate_tokens`. It adds the crate `regex` (Unicode word classes and case folding only); building a catalog and serving never run it. | no |
 //!
 //! [Agent Skills specification]: https://agentskills.io/specification

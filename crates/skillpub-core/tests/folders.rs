@@ -157,6 +157,99 @@ fn links_inside_the_skill_are_read_as_files_and_links_outside_are_refused() {
 
 #[cfg(unix)]
 #[test]
+fn links_are_followed_by_the_walk_s_own_rules_and_only_inside_the_skill() {
+    use std::os::unix::fs::symlink;
+    let dir = Scratch::new("link-rules");
+    dir.write("pdf/SKILL.md", skill_md("pdf"));
+    dir.write("pdf/references/real.md", "# Real\n");
+    // A chain, a link through a linked folder, and a way out and back in with `..`.
+    symlink("real.md", dir.path().join("pdf/references/chain.md")).unwrap();
+    symlink(
+        "chain.md",
+        dir.path().join("pdf/references/chain-of-two.md"),
+    )
+    .unwrap();
+    symlink("references", dir.path().join("pdf/refs")).unwrap();
+    symlink(
+        "../refs/real.md",
+        dir.path().join("pdf/references/through.md"),
+    )
+    .unwrap();
+    symlink(
+        "../../pdf/references/real.md",
+        dir.path().join("pdf/references/back.md"),
+    )
+    .unwrap();
+    let folder = SkillsFolder::read(dir.path().join("pdf"));
+    let read: Vec<(&str, &[u8])> = folder.skills()[0]
+        .skill()
+        .files()
+        .iter()
+        .map(|file| (file.path(), file.bytes().as_ref()))
+        .collect();
+    assert_eq!(
+        read,
+        [
+            ("references/back.md", &b"# Real\n"[..]),
+            ("references/chain-of-two.md", b"# Real\n"),
+            ("references/chain.md", b"# Real\n"),
+            ("references/real.md", b"# Real\n"),
+            ("references/through.md", b"# Real\n"),
+        ]
+    );
+    assert_eq!(
+        folder.skills()[0].file_sources()[0],
+        dir.path().join("pdf/references/real.md"),
+        "a link's source is the file it leads to"
+    );
+    let errors: Vec<&ErrorKind> = folder.errors().iter().map(|e| e.kind()).collect();
+    assert_eq!(
+        errors,
+        [&ErrorKind::SymlinkedFolder],
+        "the link to a folder itself"
+    );
+
+    // A loop, a way out that stays out, and a FIFO behind a link: refused, never waited on.
+    std::fs::remove_file(dir.path().join("pdf/refs")).unwrap();
+    symlink("loop-b.md", dir.path().join("pdf/references/loop-a.md")).unwrap();
+    symlink("loop-a.md", dir.path().join("pdf/references/loop-b.md")).unwrap();
+    dir.write("secret.md", "password");
+    symlink("../../secret.md", dir.path().join("pdf/references/out.md")).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(dir.path().join("pdf/references/pipe"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    symlink("pipe", dir.path().join("pdf/references/to-pipe.md")).unwrap();
+    let found = kinds(&read_skills_folder(dir.path().join("pdf")).unwrap_err());
+    assert!(
+        found.contains(&ErrorKind::BrokenSymlink {
+            target: "loop-b.md".into()
+        }),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&ErrorKind::BrokenSymlink {
+            target: "loop-a.md".into()
+        }),
+        "{found:?}"
+    );
+    assert!(
+        found.iter().any(|kind| matches!(kind, ErrorKind::SymlinkOutside { target } if target.ends_with("secret.md"))),
+        "{found:?}"
+    );
+    assert_eq!(
+        found
+            .iter()
+            .filter(|kind| **kind == ErrorKind::NotARegularFile)
+            .count(),
+        2,
+        "the FIFO and the link to it: {found:?}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
 fn names_that_are_not_utf8_are_refused() {
     use std::os::unix::ffi::OsStrExt;
     let dir = Scratch::new("not-utf8");
@@ -319,6 +412,20 @@ fn a_missing_folder_or_a_file_is_an_error() {
     );
     let missing = read_skills_folder(dir.path().join("nope")).unwrap_err();
     assert!(matches!(kinds(&missing)[..], [ErrorKind::Io(_)]));
+    #[cfg(unix)]
+    {
+        let pipe = dir.path().join("pipe");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&pipe)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        assert_eq!(
+            kinds(&read_skills_folder(&pipe).unwrap_err()),
+            [ErrorKind::NotAFolder],
+            "a FIFO given as the folder is refused without waiting for a writer"
+        );
+    }
 }
 
 #[test]

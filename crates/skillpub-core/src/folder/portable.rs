@@ -1,0 +1,169 @@
+//! Opening a folder's entries with the standard library alone, where the walk has no
+//! descriptor-relative calls (every platform but Unix). A link is never followed when it is
+//! seen, and what is read is judged on the open file (a regular file, its size), never on
+//! its name; but a folder is held by its path and a file is opened by path after it was
+//! looked at, so a link swapped in between the look and the open is followed. The crate
+//! docs say so (see [Reading a folder](crate#reading-a-folder)).
+
+use std::ffi::{OsStr, OsString};
+use std::fs::{self, File};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::entry::{Listed, Node, Seen};
+
+/// A folder, by its path.
+#[derive(Debug)]
+pub(super) struct Dir(PathBuf);
+
+impl Dir {
+    /// The folder at `path`, links on the way followed; something else than a folder is an
+    /// error of the kind [`io::ErrorKind::NotADirectory`].
+    pub(super) fn open(path: &Path) -> io::Result<Self> {
+        if fs::metadata(path)?.is_dir() {
+            Ok(Self(path.to_path_buf()))
+        } else {
+            Err(io::ErrorKind::NotADirectory.into())
+        }
+    }
+
+    /// The entries, as the listing describes them.
+    pub(super) fn list(&mut self) -> io::Result<Vec<(OsString, Listed)>> {
+        let mut entries = Vec::new();
+        for entry in fs::read_dir(&self.0)? {
+            let entry = entry?;
+            let listed = match entry.file_type() {
+                Ok(kind) if kind.is_dir() => Listed::Folder,
+                Ok(kind) if kind.is_file() => Listed::File,
+                Ok(kind) if kind.is_symlink() => Listed::Link,
+                Ok(_) => Listed::Special,
+                Err(_) => Listed::Unknown,
+            };
+            entries.push((entry.file_name(), listed));
+        }
+        Ok(entries)
+    }
+
+    /// What the entry `name` is, without following it or opening it.
+    pub(super) fn look(&self, name: &OsStr) -> io::Result<Seen> {
+        let path = self.0.join(name);
+        let meta = fs::symlink_metadata(&path)?;
+        let kind = meta.file_type();
+        Ok(if kind.is_symlink() {
+            Seen::Link(fs::read_link(&path)?)
+        } else if kind.is_dir() {
+            Seen::Folder
+        } else if kind.is_file() {
+            Seen::File { len: meta.len() }
+        } else {
+            Seen::Special
+        })
+    }
+
+    /// Opens the entry `name` as a folder on the way to a file; the same as
+    /// [`open_entry`](Self::open_entry) here.
+    pub(super) fn open_folder(&self, name: &OsStr) -> io::Result<Node<Self>> {
+        self.open_entry(name)
+    }
+
+    /// Looks at the entry `name` without following it, then opens a regular file and judges
+    /// it again on the open file.
+    pub(super) fn open_entry(&self, name: &OsStr) -> io::Result<Node<Self>> {
+        let path = self.0.join(name);
+        let kind = fs::symlink_metadata(&path)?.file_type();
+        if kind.is_symlink() {
+            return Ok(Node::Link(fs::read_link(&path)?));
+        }
+        if kind.is_dir() {
+            return Ok(Node::Folder(Self(path)));
+        }
+        if !kind.is_file() {
+            return Ok(Node::Special);
+        }
+        let file = File::open(&path)?;
+        let meta = file.metadata()?;
+        Ok(if meta.is_file() {
+            Node::File(file, meta)
+        } else {
+            Node::Special
+        })
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("skillpub-portable-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(dir.join("folder")).unwrap();
+        dir
+    }
+
+    #[test]
+    fn links_are_read_not_followed_and_files_are_judged_when_open() {
+        let dir = scratch("kinds");
+        fs::write(dir.join("file.md"), "x").unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", dir.join("link.md")).unwrap();
+        let mut open = Dir::open(&dir).unwrap();
+        let mut listed = open.list().unwrap();
+        listed.sort_by(|a, b| a.0.cmp(&b.0));
+        let names: Vec<(&str, Listed)> = listed
+            .iter()
+            .map(|(name, listed)| (name.to_str().unwrap(), *listed))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("file.md", Listed::File),
+                ("folder", Listed::Folder),
+                ("link.md", Listed::Link)
+            ]
+        );
+        assert!(
+            matches!(open.open_entry("file.md".as_ref()), Ok(Node::File(_, meta)) if meta.len() == 1)
+        );
+        assert!(matches!(
+            open.open_entry("folder".as_ref()),
+            Ok(Node::Folder(_))
+        ));
+        assert!(
+            matches!(open.open_entry("link.md".as_ref()), Ok(Node::Link(target)) if target == Path::new("/etc/passwd"))
+        );
+        assert!(matches!(
+            open.open_folder("folder".as_ref()),
+            Ok(Node::Folder(_))
+        ));
+        assert!(matches!(
+            open.look("file.md".as_ref()),
+            Ok(Seen::File { len: 1 })
+        ));
+        assert!(matches!(open.look("folder".as_ref()), Ok(Seen::Folder)));
+        assert!(
+            matches!(open.look("link.md".as_ref()), Ok(Seen::Link(target)) if target == Path::new("/etc/passwd"))
+        );
+        assert_eq!(
+            Dir::open(&dir.join("file.md")).unwrap_err().kind(),
+            io::ErrorKind::NotADirectory
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_fifo_is_special_and_never_opened() {
+        let dir = scratch("fifo");
+        let status = std::process::Command::new("mkfifo")
+            .arg(dir.join("pipe"))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let open = Dir::open(&dir).unwrap();
+        assert!(matches!(
+            open.open_entry("pipe".as_ref()),
+            Ok(Node::Special)
+        ));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
