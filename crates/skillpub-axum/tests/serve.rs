@@ -1,6 +1,8 @@
 //! The hardened server over real TCP on 127.0.0.1, with short timeouts set through the library:
-//! silent, slow and idle connections are closed on time, busy ones never, the connection cap
-//! makes room by closing the oldest quiet connection, and shutdown drains gracefully.
+//! silent, slow and idle connections are closed on time, busy ones never, request bodies that
+//! stop or trickle are closed at their timeouts, the memory of bodies in flight is one budget
+//! for every connection, the connection cap makes room by closing the oldest quiet connection
+//! (else one stuck in its body, else an event stream), and shutdown drains gracefully.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -11,12 +13,14 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
-use axum::routing::get;
+use axum::routing::{get, post};
 use bytes::Bytes;
+use http::header::CONTENT_TYPE;
 use http_body::Frame;
-use skillpub_axum::serve::{Serve, ServeError};
+use skillpub_axum::serve::{MIN_BODY_BUDGET, Serve, ServeError};
 use skillpub_testkit::{
-    Response, closed_within, finish_response, read_response, send_get, still_open,
+    Response, closed_within, finish_response, read_response, request_with_body, send_get,
+    still_open,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
@@ -87,6 +91,59 @@ fn app() -> Router {
             get(|| async { Drip::body(20, Duration::from_millis(300)) }),
         )
         .route("/large", get(|| async { vec![b'x'; LARGE] }))
+        .route(
+            "/upload",
+            post(|body: Bytes| async move { body.len().to_string() }),
+        )
+        // Thinks for 800 ms before it reads the body: longer than the body timeouts below.
+        .route(
+            "/think-then-upload",
+            post(|request: axum::extract::Request| async move {
+                sleep(Duration::from_millis(800)).await;
+                let body = axum::body::to_bytes(request.into_body(), usize::MAX).await;
+                body.map_or_else(|error| error.to_string(), |body| body.len().to_string())
+            }),
+        )
+        // Server-sent events that never end on their own.
+        .route(
+            "/events",
+            get(|| async {
+                (
+                    [(CONTENT_TYPE, "text/event-stream")],
+                    Drip::body(usize::MAX, Duration::from_millis(300)),
+                )
+            }),
+        )
+}
+
+/// Sends the head of `POST path` with `Content-Length: length`, or chunked when `None`.
+async fn send_post_head(stream: &mut TcpStream, path: &str, length: Option<usize>) {
+    let host = stream.peer_addr().unwrap();
+    let framing = match length {
+        Some(length) => format!("Content-Length: {length}"),
+        None => "Transfer-Encoding: chunked".to_owned(),
+    };
+    let head = format!("POST {path} HTTP/1.1\r\nHost: {host}\r\n{framing}\r\n\r\n");
+    stream.write_all(head.as_bytes()).await.unwrap();
+}
+
+/// `POST /upload` with a chunked body, framing included; the answer.
+async fn upload_chunked(addr: SocketAddr, chunked: &[u8]) -> Response {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    send_post_head(&mut stream, "/upload", None).await;
+    // A server that refuses the body may close before it has read it all.
+    let _ = stream.write_all(chunked).await;
+    timeout(SLACK, read_response(&mut stream))
+        .await
+        .expect("no answer to a chunked upload")
+}
+
+/// A connection that has sent `sent` bytes of a body of `length` to `/upload`, and holds.
+async fn upload_in_part(addr: SocketAddr, length: usize, sent: usize) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    send_post_head(&mut stream, "/upload", Some(length)).await;
+    stream.write_all(&vec![b'x'; sent]).await.unwrap();
+    stream
 }
 
 /// A server on a free port of 127.0.0.1, stopped by [`Running::stop`] or aborted when dropped.
@@ -320,6 +377,187 @@ async fn at_the_connection_cap_a_busy_connection_is_never_closed() {
     // The waiting request is answered once the busy one is done and its connection idle.
     let Response { head, .. } = timeout(SLACK, read_response(&mut waiting)).await.unwrap();
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+}
+
+#[tokio::test]
+async fn a_body_that_stops_is_closed_at_the_body_timeout() {
+    let body = Duration::from_millis(400);
+    let server = Running::start(|s| s.body_read_timeout(body)).await;
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    // Content-Length: 100000, one byte, then silence.
+    send_post_head(&mut stream, "/upload", Some(100_000)).await;
+    stream.write_all(b"{").await.unwrap();
+    let waited = closed_within(&mut stream, body + SLACK).await;
+    assert!(
+        waited >= body - Duration::from_millis(50),
+        "closed after {waited:?}, before the body timeout"
+    );
+}
+
+#[tokio::test]
+async fn a_body_that_trickles_forever_is_closed_at_the_request_timeout() {
+    let (body, whole) = (Duration::from_millis(400), Duration::from_millis(1500));
+    let server = Running::start(|s| s.body_read_timeout(body).request_read_timeout(whole)).await;
+    let started = Instant::now();
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    let (mut read_half, mut write_half) = stream.split();
+    let trickle = async {
+        write_half
+            .write_all(b"POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n")
+            .await?;
+        // A byte every 100 ms, well within the body timeout, forever.
+        loop {
+            write_half.write_all(b"x").await?;
+            sleep(Duration::from_millis(100)).await;
+        }
+    };
+    let mut byte = [0; 1];
+    tokio::select! {
+        result = trickle => {
+            let _: std::io::Result<()> = result;
+        }
+        read = timeout(whole + SLACK, read_half.read(&mut byte)) => {
+            assert!(matches!(read, Ok(Ok(0) | Err(_))), "still open, or answered: {read:?}");
+        }
+    }
+    let elapsed = started.elapsed();
+    assert!(
+        elapsed >= whole - Duration::from_millis(50),
+        "closed after {elapsed:?}, before the request timeout"
+    );
+    assert!(elapsed < whole + SLACK, "closed after {elapsed:?}");
+}
+
+#[tokio::test]
+async fn a_body_sent_steadily_and_an_app_slow_to_read_its_body_are_never_cut() {
+    let short = Duration::from_millis(300);
+    let server = Running::start(|s| {
+        s.header_read_timeout(short)
+            .idle_timeout(short)
+            .body_read_timeout(short)
+    })
+    .await;
+    // Ten pieces 150 ms apart: 1.5 s in all, each gap within the body timeout.
+    let mut steady = TcpStream::connect(server.addr).await.unwrap();
+    send_post_head(&mut steady, "/upload", Some(10_000)).await;
+    for _ in 0..10 {
+        sleep(Duration::from_millis(150)).await;
+        steady.write_all(&[b'x'; 1000]).await.unwrap();
+    }
+    let Response { head, body, .. } = timeout(SLACK, read_response(&mut steady)).await.unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert_eq!(body, b"10000");
+
+    // The whole body at once to an app that reads it only after 800 ms: not the client's wait.
+    let mut thinking = TcpStream::connect(server.addr).await.unwrap();
+    send_post_head(&mut thinking, "/think-then-upload", Some(5)).await;
+    thinking.write_all(b"hello").await.unwrap();
+    let Response { head, body, .. } = timeout(SLACK, read_response(&mut thinking)).await.unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert_eq!(body, b"5");
+}
+
+#[tokio::test]
+async fn the_body_budget_is_shared_by_every_connection() {
+    let server = Running::start(|s| s.body_budget(MIN_BODY_BUDGET)).await;
+    // 800 KiB of a 900 KiB body held by the app: 224 KiB of the 1 MiB budget are left.
+    let mut holder = upload_in_part(server.addr, 900 << 10, 800 << 10).await;
+    sleep(Duration::from_millis(300)).await;
+
+    // More than the room left: 503 at once, before the app sees it.
+    let mut refused = TcpStream::connect(server.addr).await.unwrap();
+    send_post_head(&mut refused, "/upload", Some(400 << 10)).await;
+    let answer = timeout(SLACK, read_response(&mut refused))
+        .await
+        .expect("no answer: the request waits for its body");
+    assert_eq!(answer.status, 503, "{}", answer.head);
+    assert_eq!(answer.header("retry-after"), Some("1"), "{}", answer.head);
+    assert_eq!(
+        answer.header("connection"),
+        Some("close"),
+        "{}",
+        answer.head
+    );
+    closed_within(&mut refused, SLACK).await;
+
+    // More than the whole budget: 413.
+    let mut too_large = TcpStream::connect(server.addr).await.unwrap();
+    send_post_head(&mut too_large, "/upload", Some(2 << 20)).await;
+    let Response { head, .. } = timeout(SLACK, read_response(&mut too_large)).await.unwrap();
+    assert!(head.starts_with("HTTP/1.1 413"), "{head}");
+
+    // Once the holder's response is done, its bytes are room again.
+    holder.write_all(&vec![b'x'; 100 << 10]).await.unwrap();
+    let Response { head, body, .. } = timeout(SLACK, read_response(&mut holder)).await.unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert_eq!(body, (900 << 10).to_string().as_bytes());
+    let retried =
+        request_with_body(server.addr, "POST", "/upload", &[], &vec![b'x'; 400 << 10]).await;
+    assert_eq!(retried.status, 200, "{}", retried.head);
+}
+
+#[tokio::test]
+async fn a_body_whose_bytes_find_no_room_is_answered_503_by_the_server() {
+    let server = Running::start(|s| s.body_budget(MIN_BODY_BUDGET)).await;
+    let mut holder = upload_in_part(server.addr, 900 << 10, 800 << 10).await;
+    sleep(Duration::from_millis(300)).await;
+
+    // A chunked body of 300 KiB: admitted (its length is unknown and some room is left), but
+    // only 224 KiB of it fit while the holder holds its 800 KiB.
+    let mut chunked = format!("{:x}\r\n", 300 << 10).into_bytes();
+    chunked.extend_from_slice(&vec![b'x'; 300 << 10]);
+    chunked.extend_from_slice(b"\r\n0\r\n\r\n");
+    let answer = upload_chunked(server.addr, &chunked).await;
+    assert_eq!(
+        answer.status, 503,
+        "the app's answer went out: {}",
+        answer.head
+    );
+    assert_eq!(answer.header("retry-after"), Some("1"), "{}", answer.head);
+
+    // The holder was never refused, and its bytes are room again once it is answered.
+    holder.write_all(&vec![b'x'; 100 << 10]).await.unwrap();
+    let Response { head, .. } = timeout(SLACK, read_response(&mut holder)).await.unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let retried = upload_chunked(server.addr, &chunked).await;
+    assert_eq!(retried.status, 200, "{}", retried.head);
+    assert_eq!(retried.body, (300 << 10).to_string().as_bytes());
+}
+
+#[tokio::test]
+async fn at_the_connection_cap_a_connection_stuck_in_its_body_makes_room() {
+    let server = Running::start(|s| s.max_connections(1)).await;
+    let mut stuck = upload_in_part(server.addr, 1000, 1).await;
+    sleep(Duration::from_millis(100)).await;
+
+    let mut other = TcpStream::connect(server.addr).await.unwrap();
+    send_get(&mut other, "/").await;
+    let Response { head, .. } = timeout(SLACK, read_response(&mut other))
+        .await
+        .expect("no answer: the stuck body holds the only place");
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    closed_within(&mut stuck, Duration::from_millis(100)).await;
+}
+
+#[tokio::test]
+async fn at_the_connection_cap_an_event_stream_makes_room_when_no_connection_is_quiet() {
+    let server = Running::start(|s| s.max_connections(1)).await;
+    let mut events = TcpStream::connect(server.addr).await.unwrap();
+    send_get(&mut events, "/events").await;
+    let mut first = [0; 1];
+    events.read_exact(&mut first).await.unwrap();
+
+    let mut other = TcpStream::connect(server.addr).await.unwrap();
+    send_get(&mut other, "/").await;
+    let Response { head, .. } = timeout(SLACK, read_response(&mut other))
+        .await
+        .expect("no answer: the event stream holds the only place");
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let mut rest = Vec::new();
+    timeout(SLACK, events.read_to_end(&mut rest))
+        .await
+        .expect("the event stream is still open")
+        .unwrap();
 }
 
 #[tokio::test]

@@ -7,10 +7,8 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 
 use crate::live::LiveMcpSkills;
 use crate::server::SkillsServer;
+use crate::service::{DEFAULT_MAX_STREAMS, McpService};
 use crate::skills::McpSkills;
-
-/// The tower service of the Streamable HTTP transport for a skills server.
-pub type McpService = StreamableHttpService<SkillsServer, LocalSessionManager>;
 
 /// The browser origins a server on loopback accepts by default: any port of `localhost`,
 /// `127.0.0.1` and `[::1]` over `http`, as the official MCP SDKs allow, so that a local
@@ -51,6 +49,7 @@ pub struct HttpOptions {
     origins: Option<Vec<String>>,
     hosts: Option<Vec<String>>,
     stateful: bool,
+    max_streams: Option<usize>,
 }
 
 impl HttpOptions {
@@ -80,9 +79,11 @@ impl HttpOptions {
     /// 2026-07-28 have no sessions either way and follow changes with
     /// `subscriptions/listen`.
     ///
-    /// Each session holds a little memory and a task until it ends; the hardened server
-    /// (`skillpub_axum::serve`) counts a connection whose stream is open as busy, so it is
-    /// never closed as idle, and closes it at the end of the grace period on shutdown.
+    /// Each session holds a little memory and a task until it ends; its `GET` stream counts
+    /// against [`max_streams`](Self::max_streams). The hardened server
+    /// (`skillpub_axum::serve`) never closes a connection whose stream is open as idle, closes
+    /// it when file descriptors run out only after the quiet connections (the client
+    /// reconnects), and at the end of the grace period on shutdown.
     ///
     /// # Example
     ///
@@ -95,6 +96,33 @@ impl HttpOptions {
     pub fn stateful(mut self, on: bool) -> Self {
         self.stateful = on;
         self
+    }
+
+    /// Caps the event streams open at once (default [`DEFAULT_MAX_STREAMS`], 512): the
+    /// `subscriptions/listen` streams of 2026-07-28 clients and the `GET` streams of sessions
+    /// together, since each holds a connection, a task and some memory for as long as its
+    /// client likes. Beyond the cap, the request gets `503` with `Retry-After: 3` and the
+    /// JSON-RPC error [`TOO_MANY_STREAMS`](crate::TOO_MANY_STREAMS), whose `data` gives the
+    /// cap; clients that follow no changes never meet it. `0` refuses every stream: clients
+    /// then learn of changes only by asking again.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_mcp::HttpOptions;
+    ///
+    /// assert_eq!(HttpOptions::default().stream_cap(), 512);
+    /// assert_eq!(HttpOptions::default().max_streams(10_000).stream_cap(), 10_000);
+    /// ```
+    pub fn max_streams(mut self, max: usize) -> Self {
+        self.max_streams = Some(max);
+        self
+    }
+
+    /// The cap on open event streams.
+    #[must_use]
+    pub fn stream_cap(&self) -> usize {
+        self.max_streams.unwrap_or(DEFAULT_MAX_STREAMS)
     }
 
     /// Whether clients before 2026-07-28 get sessions.
@@ -142,8 +170,8 @@ fn is_loopback_host(entry: &str) -> bool {
 
 impl McpSkills {
     /// A tower service for the Streamable HTTP transport: stateless unless
-    /// [`HttpOptions::stateful`], JSON responses, `Host` and `Origin` checked as
-    /// [`HttpOptions`] says. Nest it in the same axum app as the well-known router.
+    /// [`HttpOptions::stateful`], JSON responses, `Host` and `Origin` checked and open streams
+    /// capped as [`HttpOptions`] says. Nest it in the same axum app as the well-known router.
     ///
     /// # Example
     ///
@@ -194,11 +222,12 @@ fn service(server: SkillsServer, options: &HttpOptions) -> McpService {
         .with_allowed_hosts(options.hosts())
         .with_allowed_origins(options.origins())
         .enforce_origin_validation();
-    StreamableHttpService::new(
+    let transport = StreamableHttpService::new(
         move || Ok(server.clone()),
         Arc::new(LocalSessionManager::default()),
         config,
-    )
+    );
+    McpService::new(transport, options.stream_cap())
 }
 
 #[cfg(test)]

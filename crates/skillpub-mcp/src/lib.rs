@@ -81,20 +81,29 @@
 //! sessions are told `notifications/resources/list_changed` (and `prompts/list_changed`) on
 //! their session's stream after a replacement; 2026-07-28 clients follow the same with
 //! `subscriptions/listen`, in either mode.
+//!
+//! Those streams stay open for as long as their clients like, so an endpoint holds at most
+//! [`HttpOptions::max_streams`] of them ([`DEFAULT_MAX_STREAMS`], 512, listen and session
+//! streams together); beyond the cap a client gets `503` with `Retry-After` and the JSON-RPC
+//! error [`TOO_MANY_STREAMS`]. Served by `skillpub_axum::serve`, a flood of held streams
+//! cannot starve other requests either: when file descriptors run out it closes the oldest
+//! event streams (after the quiet connections), and their clients reconnect.
 
 mod http;
 mod instructions;
 mod live;
 mod prompts;
 mod server;
+mod service;
 mod skills;
 mod tools;
 
-pub use http::{HttpOptions, LOOPBACK_HOSTS, LOOPBACK_ORIGINS, McpService};
+pub use http::{HttpOptions, LOOPBACK_HOSTS, LOOPBACK_ORIGINS};
 pub use instructions::INSTRUCTIONS_LIMIT;
 pub use live::LiveMcpSkills;
 pub use prompts::prompt_not_found;
 pub use server::{CacheHinted, SkillsServer, capabilities, fit_to_peer};
+pub use service::{DEFAULT_MAX_STREAMS, McpService, TOO_MANY_STREAMS};
 pub use skills::{
     ConfigError, DEFAULT_PAGE_SIZE, DEFAULT_TTL_MS, McpSkills, McpSkillsBuilder, SCHEME,
     resource_not_found,

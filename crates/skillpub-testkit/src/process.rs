@@ -98,7 +98,11 @@ impl Running {
         let mut running = Self::spawn(command.stdout(Stdio::piped()));
         let stdout = running.child.stdout.take().expect("a piped stdout");
         let mut line = String::new();
-        let read = BufReader::new(stdout).read_line(&mut line);
+        let mut stdout = BufReader::new(stdout);
+        let read = stdout.read_line(&mut line);
+        // Whatever it prints next (the MCP demos print a second URL) is read and dropped: a
+        // closed pipe would make its next `println!` panic.
+        std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
         let announced = read
             .ok()
             .and_then(|_| Announced::parse(&line))

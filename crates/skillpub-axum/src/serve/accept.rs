@@ -1,9 +1,11 @@
-//! The accept loop: one task per connection, room made by closing the oldest quiet connections
-//! when file descriptors run out or the connection cap is reached, and the drain on shutdown.
+//! The accept loop: one task per connection, room made by closing connections (the oldest quiet
+//! ones first) when file descriptors run out or the connection cap is reached, and the drain on
+//! shutdown.
 
 use std::future::Future;
 use std::io;
 use std::pin::{Pin, pin};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
@@ -14,9 +16,10 @@ use tokio::time::sleep;
 
 use super::Limits;
 use super::activity::Connections;
+use super::body::Budget;
 use super::connection;
 
-/// How many quiet connections are reclaimed at once when `accept` fails: nginx's figure when
+/// How many connections are reclaimed at once when `accept` fails: nginx's figure when
 /// its worker runs out of connections.
 const RECLAIM_BATCH: usize = 32;
 
@@ -32,6 +35,7 @@ pub(super) async fn run(
     shutdown: impl Future<Output = ()>,
 ) {
     let connections = Connections::new();
+    let budget = Budget::new(limits.body_budget);
     let (draining, draining_seen) = watch::channel(false);
     let mut tasks = JoinSet::new();
     let mut shutdown = pin!(shutdown);
@@ -45,8 +49,8 @@ pub(super) async fn run(
         };
         match accepted {
             Ok((stream, _peer)) => {
-                // At the cap: close the oldest quiet connection, and hold this one until a
-                // place is free.
+                // At the cap: close a reclaimable connection, and hold this one until a place
+                // is free.
                 while limits
                     .max_connections
                     .is_some_and(|max| tasks.len() >= max.get())
@@ -63,14 +67,16 @@ pub(super) async fn run(
                     app.clone(),
                     open,
                     limits.timeouts,
+                    Arc::clone(&budget),
                     draining_seen.clone(),
                 ));
             }
             Err(error) if is_about_one_connection(&error) => {}
             Err(_) => {
                 // Out of file descriptors (EMFILE, ENFILE) or of memory for sockets: make room
-                // by closing the oldest quiet connections, and try again once one has closed,
-                // so that a flood of idle or slow connections cannot lock new clients out.
+                // by closing connections (quiet ones, then those stuck in a request body, then
+                // event streams), and try again once one has closed, so that a flood of idle
+                // or slow connections or of held streams cannot lock new clients out.
                 connections.reclaim(RECLAIM_BATCH);
                 if !wait_for_a_close(&mut tasks, shutdown.as_mut()).await {
                     break;

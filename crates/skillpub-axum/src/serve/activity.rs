@@ -1,10 +1,13 @@
 //! What each connection is doing, and the register of open connections from which the accept
-//! loop reclaims the oldest quiet ones.
+//! loop reclaims connections: the oldest quiet ones first, then those whose app waits for a
+//! request body, then long-lived event streams.
 //!
 //! A connection is *busy* while a request is in flight (from the complete head until the
 //! response body is dropped by hyper) or while the socket refuses the bytes of a response
 //! (hyper may have dropped a large body already and still be writing it): then it is *stalled*
-//! from the first refused write after the last accepted one. Otherwise it is *quiet*, and then
+//! from the first refused write after the last accepted one. A busy connection whose request
+//! body has not ended is *receiving a body*, and *waiting* for it while the app asks for bytes
+//! that have not come. Otherwise it is *quiet*, and then
 //! either reading a request head (since it was accepted, or since the first byte of the next
 //! request) or idle between requests.
 
@@ -19,12 +22,16 @@ use tokio::time::Instant;
 /// The low bit of [`Activity::wait`]: set while a request head is being read.
 const READING_HEAD: u64 = 1;
 
-/// How long a connection may stay quiet, or stalled.
+/// How long a connection may stay quiet, stalled, or waiting for its request.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Timeouts {
     pub(super) header_read: Duration,
     pub(super) idle: Duration,
     pub(super) send: Duration,
+    /// The longest wait for the next byte of a request body.
+    pub(super) body_read: Duration,
+    /// The longest time for a whole request, head and body, to arrive.
+    pub(super) request_read: Duration,
 }
 
 /// What the connection's supervisor does next.
@@ -43,12 +50,32 @@ impl Timeouts {
     /// since (a request ends, the first byte of a head arrives, a write is refused) is seen
     /// before its own deadline: a connection is closed at its deadline, never later, and
     /// nothing has to wake the supervisor on each request.
+    ///
+    /// The whole request must arrive within `request_read` of the moment its head began, the
+    /// same moment the header timeout counts from; so a connection that was reading a head is
+    /// looked at again by the end of the shorter of the two, before the request's deadline.
     pub(super) fn check(self, state: State, now: Instant) -> Check {
-        let horizon = now + self.header_read.min(self.idle).min(self.send);
+        let shortest = self
+            .header_read
+            .min(self.idle)
+            .min(self.send)
+            .min(self.body_read)
+            .min(self.request_read);
+        let horizon = now + shortest;
         let deadline = match state {
             State::Busy => return Check::At(horizon),
             State::Stalled { since } => since + self.send,
-            State::ReadingHead { since } => since + self.header_read,
+            State::ReceivingBody {
+                request_since,
+                waiting_since,
+            } => {
+                let whole = request_since + self.request_read;
+                match waiting_since {
+                    Some(waiting) => whole.min(waiting + self.body_read),
+                    None => whole,
+                }
+            }
+            State::ReadingHead { since } => since + self.header_read.min(self.request_read),
             State::Idle { since } => since + self.idle,
         };
         if now >= deadline {
@@ -62,10 +89,17 @@ impl Timeouts {
 /// A connection's state, as [`Activity::state`] reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum State {
-    /// A request is in flight, and the socket takes its bytes.
+    /// A request is in flight, its body has ended (or it has none), and the socket takes the
+    /// bytes of its response.
     Busy,
     /// The socket has refused the bytes of a response since `since`: the client does not read.
     Stalled { since: Instant },
+    /// A request is in flight whose head began at `request_since` and whose body has not
+    /// ended; the app has been waiting for its next byte since `waiting_since`, if it waits.
+    ReceivingBody {
+        request_since: Instant,
+        waiting_since: Option<Instant>,
+    },
     /// Quiet, and waiting for the rest of a request head since `since`.
     ReadingHead { since: Instant },
     /// Quiet between two requests since `since`.
@@ -80,6 +114,14 @@ pub(super) struct Activity {
     epoch: Instant,
     /// Requests whose response body hyper has not dropped yet.
     requests: AtomicUsize,
+    /// Request bodies that have neither ended nor been dropped by the app.
+    bodies: AtomicUsize,
+    /// Zero unless the app waits for body bytes; else one more than the nanoseconds since
+    /// `epoch` at which it began to wait.
+    body_waiting: AtomicU64,
+    /// Zero unless the response in flight is an event stream; else one more than the
+    /// nanoseconds since `epoch` at which it began.
+    event_stream: AtomicU64,
     /// Zero while the socket takes writes; else one more than the nanoseconds since `epoch`
     /// at which it began refusing them (hyper holds bytes it could not send yet).
     stalled: AtomicU64,
@@ -97,6 +139,9 @@ impl Activity {
         let activity = Self {
             epoch,
             requests: AtomicUsize::new(0),
+            bodies: AtomicUsize::new(0),
+            body_waiting: AtomicU64::new(0),
+            event_stream: AtomicU64::new(0),
             stalled: AtomicU64::new(0),
             wait: AtomicU64::new(0),
             reclaim_requested: AtomicBool::new(false),
@@ -114,11 +159,20 @@ impl Activity {
                 since: self.instant(stalled - 1),
             };
         }
-        if self.requests.load(Ordering::Acquire) > 0 {
-            return State::Busy;
-        }
         let wait = self.wait.load(Ordering::Acquire);
         let since = self.instant(wait >> 1);
+        if self.requests.load(Ordering::Acquire) > 0 {
+            if self.bodies.load(Ordering::Acquire) == 0 {
+                return State::Busy;
+            }
+            // While a request is in flight, the quiet spell's start is left as it was: the
+            // moment its head began.
+            let waiting = self.body_waiting.load(Ordering::Acquire);
+            return State::ReceivingBody {
+                request_since: since,
+                waiting_since: (waiting > 0).then(|| self.instant(waiting - 1)),
+            };
+        }
         if wait & READING_HEAD == 0 {
             State::Idle { since }
         } else {
@@ -129,6 +183,53 @@ impl Activity {
     /// Whether a request is in flight or a response is waiting for the socket.
     pub(super) fn is_busy(&self) -> bool {
         self.requests.load(Ordering::Acquire) > 0 || self.stalled.load(Ordering::Acquire) > 0
+    }
+
+    /// Whether the accept loop may close it to make room: it is quiet, or its app waits for a
+    /// request body, or its response is an event stream.
+    pub(super) fn is_reclaimable(&self) -> bool {
+        !self.is_busy() || self.waits_for_body().is_some() || self.event_stream_since().is_some()
+    }
+
+    /// Since when the app has waited for body bytes that have not come, in nanoseconds since
+    /// `epoch`, if it waits.
+    fn waits_for_body(&self) -> Option<u64> {
+        if self.bodies.load(Ordering::Acquire) == 0 {
+            return None;
+        }
+        self.body_waiting.load(Ordering::Acquire).checked_sub(1)
+    }
+
+    /// Since when the response in flight has been an event stream, in nanoseconds since
+    /// `epoch`, if it is one.
+    fn event_stream_since(&self) -> Option<u64> {
+        self.event_stream.load(Ordering::Acquire).checked_sub(1)
+    }
+
+    /// A request body that has not ended reached the app.
+    pub(super) fn body_opened(&self) {
+        self.bodies.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// The app asked for body bytes that have not come: the body timeout starts, unless it
+    /// already runs.
+    pub(super) fn body_waits(&self) {
+        if self.body_waiting.load(Ordering::Acquire) == 0 {
+            self.body_waiting.store(self.nanos() + 1, Ordering::Release);
+        }
+    }
+
+    /// Body bytes reached the app: it no longer waits.
+    pub(super) fn body_moved(&self) {
+        if self.body_waiting.load(Ordering::Acquire) != 0 {
+            self.body_waiting.store(0, Ordering::Release);
+        }
+    }
+
+    /// A request body ended, failed, or was dropped by the app.
+    pub(super) fn body_closed(&self) {
+        self.body_moved();
+        self.bodies.fetch_sub(1, Ordering::AcqRel);
     }
 
     /// Bytes arrived: on an idle connection they begin a request head, and the header timeout
@@ -143,7 +244,10 @@ impl Activity {
     /// returned guard is dropped (with the response body).
     pub(super) fn request_started(self: &Arc<Self>) -> InFlight {
         self.requests.fetch_add(1, Ordering::AcqRel);
-        InFlight(Arc::clone(self))
+        InFlight {
+            activity: Arc::clone(self),
+            event_stream: false,
+        }
     }
 
     /// The socket accepted a write (`refused` false) or refused one (`refused` true).
@@ -164,8 +268,17 @@ impl Activity {
         self.reclaim.notified().await;
     }
 
-    /// Keeps a connection that was asked to close but became busy meanwhile; it may be asked
-    /// again.
+    /// Asks the connection to close if it may; false if it was asked already.
+    fn ask_to_close(&self) -> bool {
+        if self.reclaim_requested.swap(true, Ordering::AcqRel) {
+            return false;
+        }
+        self.reclaim.notify_one();
+        true
+    }
+
+    /// Keeps a connection that was asked to close but is no longer reclaimable; it may be
+    /// asked again.
     pub(super) fn decline_reclaim(&self) {
         self.reclaim_requested.store(false, Ordering::Release);
     }
@@ -197,11 +310,31 @@ impl Activity {
 
 /// A request in flight; dropping it ends the request.
 #[derive(Debug)]
-pub(super) struct InFlight(Arc<Activity>);
+pub(super) struct InFlight {
+    activity: Arc<Activity>,
+    /// Its response is an event stream.
+    event_stream: bool,
+}
+
+impl InFlight {
+    /// Its response is an event stream (`text/event-stream`), which lasts as long as the app
+    /// has events to send: the accept loop may close it under pressure, after the quiet
+    /// connections and those waiting for a body.
+    pub(super) fn answered_with_event_stream(&mut self) {
+        self.event_stream = true;
+        let activity = &self.activity;
+        activity
+            .event_stream
+            .store(activity.nanos() + 1, Ordering::Release);
+    }
+}
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        self.0.request_finished();
+        if self.event_stream {
+            self.activity.event_stream.store(0, Ordering::Release);
+        }
+        self.activity.request_finished();
     }
 }
 
@@ -240,18 +373,37 @@ impl Connections {
         }
     }
 
-    /// Asks up to `at_most` of the oldest quiet connections to close, as nginx reuses its
-    /// oldest keep-alive connections when it runs out; says how many were asked.
+    /// Asks up to `at_most` connections to close, and says how many were asked: first the
+    /// oldest quiet ones, as nginx reuses its oldest keep-alive connections when it runs out;
+    /// then those whose app has waited longest for a request body (a client that sends
+    /// nothing holds a descriptor and its body's memory, and is the slow-body attack); last
+    /// the oldest event streams, whose clients reconnect by design (server-sent events retry,
+    /// MCP clients listen again).
     pub(super) fn reclaim(&self, at_most: usize) -> usize {
         let register = self.lock();
         let mut asked = 0;
         for activity in register.open.values() {
             if asked == at_most {
-                break;
+                return asked;
             }
-            if !activity.is_busy() && !activity.reclaim_requested.swap(true, Ordering::AcqRel) {
-                activity.reclaim.notify_one();
+            if !activity.is_busy() && activity.ask_to_close() {
                 asked += 1;
+            }
+        }
+        for since in [Activity::waits_for_body, Activity::event_stream_since] {
+            let mut candidates: Vec<(u64, &Arc<Activity>)> = register
+                .open
+                .values()
+                .filter_map(|activity| Some((since(activity)?, activity)))
+                .collect();
+            candidates.sort_unstable_by_key(|(since, _)| *since);
+            for (_, activity) in candidates {
+                if asked == at_most {
+                    return asked;
+                }
+                if activity.ask_to_close() {
+                    asked += 1;
+                }
             }
         }
         asked
@@ -291,6 +443,8 @@ mod tests {
         header_read: Duration::from_secs(10),
         idle: Duration::from_secs(60),
         send: Duration::from_secs(30),
+        body_read: Duration::from_secs(20),
+        request_read: Duration::from_secs(45),
     };
 
     fn secs(n: u64) -> Duration {
@@ -330,6 +484,50 @@ mod tests {
             Check::At(since + secs(30))
         );
         assert_eq!(TIMEOUTS.check(state, since + secs(30)), Check::Expired);
+    }
+
+    #[test]
+    fn a_body_expires_after_the_body_timeout_of_waiting_or_the_request_timeout_of_its_head() {
+        let head = Instant::now();
+        let receiving = |waiting: Option<u64>| State::ReceivingBody {
+            request_since: head,
+            waiting_since: waiting.map(|at| head + secs(at)),
+        };
+        // The app reads nothing yet: only the whole request's bound applies.
+        assert_eq!(
+            TIMEOUTS.check(receiving(None), head + secs(40)),
+            Check::At(head + secs(45))
+        );
+        assert_eq!(
+            TIMEOUTS.check(receiving(None), head + secs(45)),
+            Check::Expired
+        );
+        // Waiting since 5 s: 20 s without a byte.
+        assert_eq!(
+            TIMEOUTS.check(receiving(Some(5)), head + secs(24)),
+            Check::At(head + secs(25))
+        );
+        assert_eq!(
+            TIMEOUTS.check(receiving(Some(5)), head + secs(25)),
+            Check::Expired
+        );
+        // Waiting since 30 s: the request's bound comes first.
+        assert_eq!(
+            TIMEOUTS.check(receiving(Some(30)), head + secs(44)),
+            Check::At(head + secs(45))
+        );
+    }
+
+    #[test]
+    fn a_request_timeout_shorter_than_the_header_timeout_bounds_the_head_too() {
+        let since = Instant::now();
+        let short = Timeouts {
+            request_read: secs(4),
+            ..TIMEOUTS
+        };
+        let state = State::ReadingHead { since };
+        assert_eq!(short.check(state, since), Check::At(since + secs(4)));
+        assert_eq!(short.check(state, since + secs(4)), Check::Expired);
     }
 
     #[test]
@@ -385,5 +583,78 @@ mod tests {
 
         drop(oldest);
         assert_eq!(connections.lock().open.len(), 2);
+    }
+
+    #[tokio::test]
+    async fn a_connection_receives_a_body_until_it_ends_and_waits_only_while_bytes_are_missing() {
+        let connections = Connections::new();
+        let open = connections.open();
+        let activity = open.activity();
+        let request = activity.request_started();
+        activity.body_opened();
+        let State::ReceivingBody {
+            waiting_since: None,
+            ..
+        } = activity.state()
+        else {
+            panic!("not receiving: {:?}", activity.state());
+        };
+        assert!(!activity.is_reclaimable(), "the app is not waiting yet");
+        activity.body_waits();
+        assert!(matches!(
+            activity.state(),
+            State::ReceivingBody {
+                waiting_since: Some(_),
+                ..
+            }
+        ));
+        assert!(activity.is_reclaimable());
+        activity.body_moved();
+        assert!(!activity.is_reclaimable());
+        activity.body_waits();
+        activity.body_closed();
+        assert_eq!(activity.state(), State::Busy);
+        assert!(!activity.is_reclaimable());
+        drop(request);
+        assert!(matches!(activity.state(), State::Idle { .. }));
+    }
+
+    #[tokio::test]
+    async fn reclaiming_takes_quiet_connections_then_the_longest_waiting_bodies_then_the_oldest_streams()
+     {
+        let connections = Connections::new();
+        let stream = connections.open();
+        let mut streaming = stream.activity().request_started();
+        streaming.answered_with_event_stream();
+        let busy = connections.open();
+        let _busy = busy.activity().request_started();
+        let later_body = connections.open();
+        let _later = later_body.activity().request_started();
+        let earlier_body = connections.open();
+        let _earlier = earlier_body.activity().request_started();
+        for body in [&earlier_body, &later_body] {
+            body.activity().body_opened();
+            body.activity().body_waits();
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        let quiet = connections.open();
+        let asked = |open: &Open| open.activity().reclaim_requested.load(Ordering::Acquire);
+
+        assert_eq!(connections.reclaim(2), 2);
+        assert!(
+            asked(&quiet) && asked(&earlier_body),
+            "quiet first, then the longest wait"
+        );
+        assert!(!asked(&later_body) && !asked(&stream));
+        assert_eq!(connections.reclaim(5), 2);
+        assert!(asked(&later_body) && asked(&stream));
+        assert!(!asked(&busy), "a busy connection is never asked");
+
+        drop(streaming);
+        assert_eq!(
+            stream.activity().event_stream_since(),
+            None,
+            "the stream has ended"
+        );
     }
 }

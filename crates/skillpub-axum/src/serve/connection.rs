@@ -1,6 +1,7 @@
 //! One connection: hyper's HTTP/1.1 state machine, and a supervisor beside it that closes the
 //! connection when a timeout passes, when the accept loop reclaims it, or when the server
-//! drains and it is quiet.
+//! drains and it is quiet. Each request's body is read through the body budget, and each
+//! response is looked at once to tell event streams apart.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -12,7 +13,7 @@ use axum::Router;
 use axum::body::Body;
 use axum::routing::future::RouteFuture;
 use bytes::Bytes;
-use http::{Request, Response};
+use http::{HeaderValue, Request, Response, header};
 use http_body::{Frame, SizeHint};
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
@@ -23,17 +24,19 @@ use tokio::time::{Instant, sleep_until};
 use tower::Service;
 
 use super::activity::{Activity, Check, InFlight, Open, Timeouts};
+use super::body::{Budget, Charge, RequestBody, no_room};
 use super::io::Watched;
 
 /// Serves one connection until the client or a timeout closes it, the accept loop reclaims it
-/// while it is quiet, or the server drains (`draining` becomes true): then a quiet connection
-/// closes at once and a busy one finishes its response first. Dropping the returned future
-/// closes the socket.
+/// while it is reclaimable, or the server drains (`draining` becomes true): then a quiet
+/// connection closes at once and a busy one finishes its response first. Dropping the
+/// returned future closes the socket.
 pub(super) async fn serve(
     stream: TcpStream,
     app: Router,
     open: Open,
     timeouts: Timeouts,
+    budget: Arc<Budget>,
     mut draining: watch::Receiver<bool>,
 ) {
     let activity = Arc::clone(open.activity());
@@ -41,6 +44,7 @@ pub(super) async fn serve(
     let service = Tracked {
         app,
         activity: Arc::clone(&activity),
+        budget,
     };
     let mut connection = pin!(
         hyper::server::conn::http1::Builder::new()
@@ -71,7 +75,7 @@ pub(super) async fn serve(
                 }
             }
             () = activity.reclaimed() => {
-                if !activity.is_busy() {
+                if activity.is_reclaimable() {
                     return;
                 }
                 activity.decline_reclaim();
@@ -81,11 +85,13 @@ pub(super) async fn serve(
     }
 }
 
-/// The app, counting each request in flight on the connection's [`Activity`].
+/// The app, counting each request in flight on the connection's [`Activity`] and reading its
+/// body through the budget.
 #[derive(Debug, Clone)]
 struct Tracked {
     app: Router,
     activity: Arc<Activity>,
+    budget: Arc<Budget>,
 }
 
 impl hyper::service::Service<Request<Incoming>> for Tracked {
@@ -95,21 +101,52 @@ impl hyper::service::Service<Request<Incoming>> for Tracked {
 
     fn call(&self, request: Request<Incoming>) -> Self::Future {
         let in_flight = self.activity.request_started();
+        let (head, body) = request.into_parts();
+        let charge = if http_body::Body::is_end_stream(&body) {
+            None
+        } else if let Some(refusal) = self.budget.refusal(&head.headers) {
+            return TrackedFuture {
+                answer: Answer::Refused {
+                    response: Some(refusal),
+                },
+                in_flight: Some(in_flight),
+            };
+        } else {
+            Some(Charge::new(&self.budget))
+        };
+        let body = RequestBody::new(body, &self.activity, charge.clone());
         // `Router<()>` is always ready, so it is called without `poll_ready`, as axum's own
         // server does through `oneshot`.
-        let inner = self.app.clone().call(request);
+        let inner = self.app.clone().call(Request::from_parts(head, body));
         TrackedFuture {
-            inner,
+            answer: Answer::Routed { inner, charge },
             in_flight: Some(in_flight),
         }
     }
 }
 
 pin_project! {
-    /// The app's response, its body carrying the request's [`InFlight`] guard.
+    /// What answers a request: the app, or the server itself when the body budget has no room
+    /// for its body.
+    #[project = AnswerProjection]
+    enum Answer {
+        Routed {
+            #[pin]
+            inner: RouteFuture<Infallible>,
+            // The body's bytes stay counted until the response is done.
+            charge: Option<Arc<Charge>>,
+        },
+        Refused {
+            response: Option<Response<Body>>,
+        },
+    }
+}
+
+pin_project! {
+    /// The response, its body carrying the request's [`InFlight`] guard.
     struct TrackedFuture {
         #[pin]
-        inner: RouteFuture<Infallible>,
+        answer: Answer,
         in_flight: Option<InFlight>,
     }
 }
@@ -119,20 +156,56 @@ impl Future for TrackedFuture {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        let response = ready!(this.inner.poll(cx))?;
-        let in_flight = this.in_flight.take();
+        let (response, charge) = match this.answer.project() {
+            AnswerProjection::Routed { inner, charge } => {
+                let response = ready!(inner.poll(cx))?;
+                let charge = charge.take();
+                // The app saw its body fail for want of room: the server's `503` replaces
+                // whatever the app made of that.
+                if charge.as_ref().is_some_and(|charge| charge.was_refused()) {
+                    (no_room(), charge)
+                } else {
+                    (response, charge)
+                }
+            }
+            AnswerProjection::Refused { response } => {
+                let Some(response) = response.take() else {
+                    return Poll::Pending;
+                };
+                (response, None)
+            }
+        };
+        let mut in_flight = this.in_flight.take();
+        if let Some(in_flight) = &mut in_flight
+            && is_event_stream(response.headers().get(header::CONTENT_TYPE))
+        {
+            in_flight.answered_with_event_stream();
+        }
         Poll::Ready(Ok(response.map(|body| TrackedBody {
             body,
+            _charge: charge,
             _in_flight: in_flight,
         })))
     }
 }
 
+/// The media type of server-sent events.
+const EVENT_STREAM: &str = "text/event-stream";
+
+/// Whether a `Content-Type` is `text/event-stream` (server-sent events), parameters aside.
+fn is_event_stream(content_type: Option<&HeaderValue>) -> bool {
+    content_type
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| skillpub_core::essence(value).eq_ignore_ascii_case(EVENT_STREAM))
+}
+
 pin_project! {
-    /// A response body that keeps its request in flight until hyper drops it.
+    /// A response body that keeps its request in flight, and its body's bytes counted, until
+    /// hyper drops it.
     struct TrackedBody {
         #[pin]
         body: Body,
+        _charge: Option<Arc<Charge>>,
         _in_flight: Option<InFlight>,
     }
 }

@@ -1,10 +1,11 @@
 //! A hardened HTTP/1.1 server for an axum [`Router`]: what every skillpub example and
 //! `skillpub serve` run, and what your own service can run too (feature `server`).
 //!
-//! `axum::serve` has no header-read timeout: a connection that sends nothing, or half a
-//! request head, stays open forever, and about a thousand of them take a server offline at the
-//! usual limit of 1,024 open files. [`serve`] takes the same arguments, and does this in each
-//! situation (each knob is a method of [`Serve`]; [`bind`] makes the listener):
+//! `axum::serve` has no header-read timeout and no request-body timeout: a connection that sends
+//! nothing, half a request head or a body that never ends stays open forever, and about a
+//! thousand of them take a server offline at the usual limit of 1,024 open files. [`serve`]
+//! takes the same arguments, and does this in each situation (each knob is a method of
+//! [`Serve`]; [`bind`] makes the listener):
 //!
 #![doc = include_str!("../docs/serve.md")]
 //!
@@ -23,6 +24,9 @@
 //!     .header_read_timeout(Duration::from_secs(10))
 //!     .idle_timeout(Duration::from_secs(75))
 //!     .send_timeout(Duration::from_secs(60))
+//!     .body_read_timeout(Duration::from_secs(20))
+//!     .request_read_timeout(Duration::from_secs(60))
+//!     .body_budget(64 << 20)
 //!     .grace_period(Duration::from_secs(10))
 //!     .await?; // returns after Ctrl-C or SIGTERM, once the connections are closed
 //! # Ok(())
@@ -35,6 +39,7 @@
 mod accept;
 mod activity;
 mod bind;
+mod body;
 mod connection;
 mod io;
 mod signal;
@@ -62,6 +67,24 @@ pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(75);
 /// How long the socket may refuse the bytes of a response, by default: nginx's
 /// `send_timeout`.
 pub const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long the app may wait for the next byte of a request body, by default: a third of
+/// nginx's `client_body_timeout` (60 s), Apache's `mod_reqtimeout` default (`body=20`), twice
+/// the header timeout. A client that sends no byte of its body for 20 s has stalled.
+pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// How long a whole request, head and body, may take to arrive, by default: 4 MiB (rmcp's
+/// largest MCP request) at 70 KB/s, and a fifth of Node.js's `requestTimeout` (300 s), which
+/// serves uploads of any size. Counted from the moment the header timeout counts from.
+pub const DEFAULT_REQUEST_READ_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The bytes of request bodies the app may hold at once across every connection, by default:
+/// 16 MCP requests of rmcp's largest size (4 MiB), or 32 of axum's default body limit (2 MB).
+pub const DEFAULT_BODY_BUDGET: usize = 64 << 20;
+
+/// The smallest body budget accepted: more than hyper's read buffer (some 400 KiB), so that
+/// any piece of a body hyper hands over fits in a budget nobody else holds.
+pub const MIN_BODY_BUDGET: usize = 1 << 20;
 
 /// How long requests in flight may take to finish after the shutdown signal, by default.
 pub const DEFAULT_GRACE_PERIOD: Duration = Duration::from_secs(10);
@@ -94,6 +117,9 @@ pub fn serve(listener: TcpListener, app: Router) -> Serve {
         header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
         idle_timeout: DEFAULT_IDLE_TIMEOUT,
         send_timeout: DEFAULT_SEND_TIMEOUT,
+        body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
+        request_read_timeout: DEFAULT_REQUEST_READ_TIMEOUT,
+        body_budget: DEFAULT_BODY_BUDGET,
         grace_period: DEFAULT_GRACE_PERIOD,
         max_connections: None,
         shutdown: None,
@@ -111,6 +137,9 @@ pub struct Serve {
     header_read_timeout: Duration,
     idle_timeout: Duration,
     send_timeout: Duration,
+    body_read_timeout: Duration,
+    request_read_timeout: Duration,
+    body_budget: usize,
     grace_period: Duration,
     max_connections: Option<usize>,
     shutdown: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
@@ -182,6 +211,83 @@ impl Serve {
         self
     }
 
+    /// How long the app may wait for the next byte of a request body before the connection is
+    /// closed (default [`DEFAULT_BODY_READ_TIMEOUT`], 20 s), as nginx's `client_body_timeout`
+    /// does: a client that sends `Content-Length: 100000`, one byte, then nothing. Only the
+    /// time the app spends waiting counts: an app busy elsewhere is not the client's fault.
+    /// More than zero, at most [`MAX_TIMEOUT`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// # let listener = skillpub_axum::serve::bind("127.0.0.1:0").await?;
+    /// # let app = axum::Router::new();
+    /// let server = skillpub_axum::serve(listener, app)
+    ///     .body_read_timeout(std::time::Duration::from_secs(60));
+    /// # drop(server);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.body_read_timeout = timeout;
+        self
+    }
+
+    /// How long a whole request, head and body, may take to arrive before the connection is
+    /// closed (default [`DEFAULT_REQUEST_READ_TIMEOUT`], 60 s): a body that trickles in a
+    /// byte at a time, each within the body timeout, forever. Counted from the moment the
+    /// header timeout counts from, until the body has ended or the app has dropped it; a
+    /// value shorter than the header timeout bounds the head too. Raise it for an app that
+    /// takes large uploads. More than zero, at most [`MAX_TIMEOUT`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// # let listener = skillpub_axum::serve::bind("127.0.0.1:0").await?;
+    /// # let app = axum::Router::new();
+    /// // Uploads of up to 100 MB at 1 MB/s.
+    /// let server = skillpub_axum::serve(listener, app)
+    ///     .request_read_timeout(std::time::Duration::from_secs(100));
+    /// # drop(server);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn request_read_timeout(mut self, timeout: Duration) -> Self {
+        self.request_read_timeout = timeout;
+        self
+    }
+
+    /// The bytes of request bodies the app may hold at once, across every connection (default
+    /// [`DEFAULT_BODY_BUDGET`], 64 MiB). Each body byte the app reads is counted until the
+    /// request's response is done. A request that declares more than the whole budget gets
+    /// `413`; one that declares more than the room left (or a body of unknown length when none
+    /// is left) gets `503` with `Retry-After: 1`, both before the app sees it. A body whose
+    /// next bytes find no room (other bodies took it since) fails for the app, and the server
+    /// answers `503` with `Retry-After: 1` in place of the app's answer. Each refusal closes
+    /// the connection. Raise it for an app that streams uploads larger than the budget. At
+    /// least [`MIN_BODY_BUDGET`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// # let listener = skillpub_axum::serve::bind("127.0.0.1:0").await?;
+    /// # let app = axum::Router::new();
+    /// let server = skillpub_axum::serve(listener, app).body_budget(256 << 20);
+    /// # drop(server);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn body_budget(mut self, bytes: usize) -> Self {
+        self.body_budget = bytes;
+        self
+    }
+
     /// How long requests in flight may take to finish after the shutdown signal before their
     /// connections are closed (default [`DEFAULT_GRACE_PERIOD`], 10 s). Zero closes them at
     /// once; at most [`MAX_TIMEOUT`].
@@ -205,9 +311,11 @@ impl Serve {
         self
     }
 
-    /// Caps the open connections (default: no cap but the open-file limit). At the cap, the
-    /// oldest quiet connection is closed to make room, and new connections wait in the
-    /// listen backlog while every connection is busy. At least 1.
+    /// Caps the open connections (default: no cap but the open-file limit). At the cap, a
+    /// connection is closed to make room as when the open files run out (the oldest quiet
+    /// one, else the one waiting longest for a request body, else the oldest event stream),
+    /// and new connections wait in the listen backlog while every connection is busy. At
+    /// least 1.
     ///
     /// # Example
     ///
@@ -262,6 +370,15 @@ impl Serve {
                 header_read: positive("header_read_timeout", self.header_read_timeout)?,
                 idle: positive("idle_timeout", self.idle_timeout)?,
                 send: positive("send_timeout", self.send_timeout)?,
+                body_read: positive("body_read_timeout", self.body_read_timeout)?,
+                request_read: positive("request_read_timeout", self.request_read_timeout)?,
+            },
+            body_budget: if self.body_budget >= MIN_BODY_BUDGET {
+                self.body_budget
+            } else {
+                return Err(ServeError::BodyBudget {
+                    value: self.body_budget,
+                });
             },
             grace_period: at_most_max("grace_period", self.grace_period)?,
             max_connections: match self.max_connections {
@@ -291,6 +408,9 @@ impl fmt::Debug for Serve {
             .field("header_read_timeout", &self.header_read_timeout)
             .field("idle_timeout", &self.idle_timeout)
             .field("send_timeout", &self.send_timeout)
+            .field("body_read_timeout", &self.body_read_timeout)
+            .field("request_read_timeout", &self.request_read_timeout)
+            .field("body_budget", &self.body_budget)
             .field("grace_period", &self.grace_period)
             .field("max_connections", &self.max_connections)
             .field(
@@ -352,6 +472,12 @@ pub enum ServeError {
     /// `max_connections(0)`.
     #[error("`max_connections` is 0; give at least 1, or leave it unset for no cap")]
     NoConnections,
+    /// A body budget below [`MIN_BODY_BUDGET`].
+    #[error("`body_budget` is {value} bytes; give at least {MIN_BODY_BUDGET} (1 MiB)")]
+    BodyBudget {
+        /// The value given.
+        value: usize,
+    },
     /// The Ctrl-C or SIGTERM handler could not be installed.
     #[error(
         "cannot listen for Ctrl-C and SIGTERM: {0}; pass your own signal to `with_graceful_shutdown`"
@@ -370,6 +496,7 @@ impl fmt::Debug for ServeError {
 #[derive(Debug, Clone, Copy)]
 struct Limits {
     timeouts: Timeouts,
+    body_budget: usize,
     grace_period: Duration,
     max_connections: Option<NonZeroUsize>,
 }

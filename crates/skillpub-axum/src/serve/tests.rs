@@ -51,6 +51,21 @@ refuses!(
     "`grace_period` is 7200s; give zero and at most 3600s"
 );
 refuses!(
+    a_zero_body_timeout,
+    body_read_timeout(Duration::ZERO),
+    "`body_read_timeout` is 0ns; give more than zero and at most 3600s"
+);
+refuses!(
+    a_request_timeout_over_an_hour,
+    request_read_timeout(Duration::from_secs(3601)),
+    "`request_read_timeout` is 3601s; give more than zero and at most 3600s"
+);
+refuses!(
+    a_body_budget_below_a_mebibyte,
+    body_budget(64 * 1024),
+    "`body_budget` is 65536 bytes; give at least 1048576 (1 MiB)"
+);
+refuses!(
     no_connections,
     max_connections(0),
     "`max_connections` is 0; give at least 1, or leave it unset for no cap"
@@ -62,6 +77,9 @@ async fn the_defaults_and_the_bounds_are_accepted() {
     assert_eq!(limits.timeouts.header_read, DEFAULT_HEADER_READ_TIMEOUT);
     assert_eq!(limits.timeouts.idle, DEFAULT_IDLE_TIMEOUT);
     assert_eq!(limits.timeouts.send, DEFAULT_SEND_TIMEOUT);
+    assert_eq!(limits.timeouts.body_read, DEFAULT_BODY_READ_TIMEOUT);
+    assert_eq!(limits.timeouts.request_read, DEFAULT_REQUEST_READ_TIMEOUT);
+    assert_eq!(limits.body_budget, DEFAULT_BODY_BUDGET);
     assert_eq!(limits.grace_period, DEFAULT_GRACE_PERIOD);
     assert_eq!(limits.max_connections, None);
 
@@ -71,8 +89,11 @@ async fn the_defaults_and_the_bounds_are_accepted() {
         .idle_timeout(MAX_TIMEOUT)
         .grace_period(Duration::ZERO)
         .max_connections(1)
+        .body_budget(MIN_BODY_BUDGET)
+        .request_read_timeout(MAX_TIMEOUT)
         .limits()
         .unwrap();
+    assert_eq!(limits.body_budget, MIN_BODY_BUDGET);
     assert_eq!(limits.grace_period, Duration::ZERO);
     assert_eq!(limits.max_connections.map(NonZeroUsize::get), Some(1));
 }
