@@ -18,8 +18,8 @@
 //! )])?;
 //! let app: axum::Router = axum::Router::new()
 //!     .merge(skillpub_axum::router(catalog.clone()))
-//!     .nest_service("/mcp", McpSkills::new(catalog).streamable_http_service(HttpOptions::default()));
-//! # Ok::<(), skillpub_core::Errors>(())
+//!     .nest_service("/mcp", McpSkills::new(catalog).streamable_http_service(HttpOptions::default())?);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! Every answer carries `ttlMs` and `cacheScope` ([`McpSkillsBuilder::ttl_ms`],
@@ -81,20 +81,42 @@
 //! sessions are told `notifications/resources/list_changed` (and `prompts/list_changed`) on
 //! their session's stream after a replacement; 2026-07-28 clients follow the same with
 //! `subscriptions/listen`, in either mode.
+//!
+//! # Sessions
+//!
+//! ```
+//! use std::time::Duration;
+//! use skillpub_mcp::{HttpOptions, McpSkills};
+//!
+//! let catalog = skillpub_core::Catalog::new(Vec::<skillpub_core::Skill>::new())?;
+//! let options = HttpOptions::default()
+//!     .stateful(true)
+//!     .max_sessions(1_000)
+//!     .session_idle_timeout(Duration::from_secs(120));
+//! let mcp = McpSkills::new(catalog).streamable_http_service(options)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+#![doc = include_str!("docs/sessions.md")]
 
 mod http;
 mod instructions;
 mod live;
 mod prompts;
 mod server;
+mod sessions;
 mod skills;
 mod tools;
 
-pub use http::{HttpOptions, LOOPBACK_HOSTS, LOOPBACK_ORIGINS, McpService};
+pub use http::{
+    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, LOOPBACK_HOSTS,
+    LOOPBACK_ORIGINS, MAX_SESSION_IDLE_TIMEOUT, MAX_SESSIONS_LIMIT,
+};
 pub use instructions::INSTRUCTIONS_LIMIT;
 pub use live::LiveMcpSkills;
 pub use prompts::prompt_not_found;
 pub use server::{CacheHinted, SkillsServer, capabilities, fit_to_peer};
+pub use sessions::McpService;
 pub use skills::{
     ConfigError, DEFAULT_PAGE_SIZE, DEFAULT_TTL_MS, McpSkills, McpSkillsBuilder, SCHEME,
     resource_not_found,
