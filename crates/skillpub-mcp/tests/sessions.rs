@@ -247,7 +247,7 @@ async fn past_the_cap_an_initialize_gets_503_with_retry_after_and_open_sessions_
         );
     }
     // A session that ends gives its place back.
-    assert_eq!(delete(addr, &first, None).await.status, 202);
+    assert_eq!(delete(addr, &first, None).await.status, 204);
     let third = open_session(addr).await;
     assert_eq!(list_in(addr, &third).await.0, 200);
     assert_eq!(post_mcp(addr, &[], INITIALIZE).await.status, 503);
@@ -342,7 +342,7 @@ async fn an_open_event_stream_keeps_its_session_and_its_end_starts_the_idle_time
     assert_eq!(list_in(addr, &session).await.0, 200);
 
     // DELETE ends the session and its stream.
-    assert_eq!(delete(addr, &session, None).await.status, 202);
+    assert_eq!(delete(addr, &session, None).await.status, 204);
     second.until_ended().await;
     assert_eq!(list_in(addr, &session).await.0, 404);
     assert_eq!(delete(addr, &session, None).await.status, 404);

@@ -66,10 +66,11 @@ pub(crate) fn session_required() -> BoxResponse {
     )
 }
 
-/// `202`: the session of a `DELETE` ended (rmcp's answer).
+/// `204`: the session of a `DELETE` ended. (rmcp answered `202`, which the Python SDK logs
+/// as a failed termination; every client takes `204`.)
 pub(crate) fn session_ended() -> BoxResponse {
     let mut response = Response::new(Empty::new().boxed());
-    *response.status_mut() = StatusCode::ACCEPTED;
+    *response.status_mut() = StatusCode::NO_CONTENT;
     response
 }
 
