@@ -33,8 +33,9 @@ pub const LOOPBACK_ORIGINS: [&str; 3] =
 /// The `Host` values a server accepts by default: loopback only, against DNS rebinding.
 pub const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 
-/// Who may call the MCP endpoint: the `Host` values it answers and the browser `Origin`s it
-/// accepts.
+/// Who may call the MCP endpoint (the `Host` values it answers and the browser `Origin`s it
+/// accepts), and the sessions of clients before 2026-07-28 ([`stateful`](Self::stateful),
+/// [`max_sessions`](Self::max_sessions), [`session_idle_timeout`](Self::session_idle_timeout)).
 ///
 /// The service cannot see the address it listens on, so the `Host` allowlist stands for it:
 /// with the default one ([`LOOPBACK_HOSTS`]), only requests addressed to this machine are

@@ -52,6 +52,32 @@ const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 /// The tower service of the Streamable HTTP transport for a skills server, made by
 /// [`McpSkills::streamable_http_service`](crate::McpSkills::streamable_http_service): nest
 /// it in an axum app. Cheap to clone; every clone serves the same sessions.
+///
+/// # Example
+///
+/// ```
+/// use http_body_util::Full;
+/// use skillpub_mcp::{HttpOptions, McpSkills};
+/// use tower::ServiceExt;
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
+/// let catalog = skillpub_core::Catalog::new(Vec::<skillpub_core::Skill>::new())?;
+/// let options = HttpOptions::default().stateful(true);
+/// let mcp = McpSkills::new(catalog).streamable_http_service(options)?;
+/// let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+///     "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"doc","version":"1"}}}"#;
+/// let request = http::Request::post("/mcp")
+///     .header("host", "localhost")
+///     .header("content-type", "application/json")
+///     .header("accept", "application/json, text/event-stream")
+///     .body(Full::new(bytes::Bytes::from(initialize)))?;
+/// let answer = mcp.oneshot(request).await?;
+/// assert_eq!(answer.status(), 200);
+/// assert!(answer.headers().contains_key("mcp-session-id"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone)]
 pub struct McpService {
     shared: Arc<Shared>,
