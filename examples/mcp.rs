@@ -31,7 +31,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .tools(true)
         .instructions(true)
         .build()?
-        .streamable_http_service(HttpOptions::default());
+        .streamable_http_service(HttpOptions::default())?;
     let app = Router::new()
         .merge(skillpub::web::router(catalog))
         .nest_service("/mcp", mcp);

@@ -1,14 +1,29 @@
 //! Mounting a skills server on the Streamable HTTP transport, next to the well-known routes.
 
 use std::sync::Arc;
+use std::time::Duration;
 
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 use crate::live::LiveMcpSkills;
 use crate::server::SkillsServer;
 use crate::service::{DEFAULT_MAX_STREAMS, McpService};
-use crate::skills::McpSkills;
+use crate::sessions::{Endpoint, Limits, MAX_BODY, Sessions};
+use crate::skills::{ConfigError, McpSkills};
+
+/// How many sessions may be open at once by default ([`HttpOptions::max_sessions`]).
+pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
+
+/// The largest cap [`HttpOptions::max_sessions`] accepts.
+pub const MAX_SESSIONS_LIMIT: usize = 1_000_000;
+
+/// How long a session lasts after its client's last request by default
+/// ([`HttpOptions::session_idle_timeout`]): rmcp's default, five minutes.
+pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(5 * 60);
+
+/// The longest idle time [`HttpOptions::session_idle_timeout`] accepts: a day.
+pub const MAX_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// The browser origins a server on loopback accepts by default: any port of `localhost`,
 /// `127.0.0.1` and `[::1]` over `http`, as the official MCP SDKs allow, so that a local
@@ -19,8 +34,9 @@ pub const LOOPBACK_ORIGINS: [&str; 3] =
 /// The `Host` values a server accepts by default: loopback only, against DNS rebinding.
 pub const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 
-/// Who may call the MCP endpoint: the `Host` values it answers and the browser `Origin`s it
-/// accepts.
+/// Who may call the MCP endpoint (the `Host` values it answers and the browser `Origin`s it
+/// accepts), and the sessions of clients before 2026-07-28 ([`stateful`](Self::stateful),
+/// [`max_sessions`](Self::max_sessions), [`session_idle_timeout`](Self::session_idle_timeout)).
 ///
 /// The service cannot see the address it listens on, so the `Host` allowlist stands for it:
 /// with the default one ([`LOOPBACK_HOSTS`]), only requests addressed to this machine are
@@ -43,13 +59,28 @@ pub const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 /// let public = public.allowed_origins(["https://app.example.com"]);
 /// assert_eq!(public.origins(), ["https://app.example.com"]);
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 #[must_use]
 pub struct HttpOptions {
     origins: Option<Vec<String>>,
     hosts: Option<Vec<String>>,
     stateful: bool,
-    max_streams: Option<usize>,
+    max_streams: usize,
+    max_sessions: usize,
+    session_idle_timeout: Duration,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            origins: None,
+            hosts: None,
+            stateful: false,
+            max_streams: DEFAULT_MAX_STREAMS,
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
+        }
+    }
 }
 
 impl HttpOptions {
@@ -72,18 +103,22 @@ impl HttpOptions {
 
     /// Sessions for clients of the protocol versions before 2026-07-28 (default: off, every
     /// request stands alone and is answered with JSON). With sessions, `initialize` opens
-    /// one (`Mcp-Session-Id`), a client may hold a `GET` stream of server-sent events open
-    /// for the server's notifications, such as `notifications/resources/list_changed` after
-    /// a [`LiveCatalog`](skillpub_core::LiveCatalog) replacement, and the session ends with
-    /// `DELETE`, or after five minutes without a request (rmcp's default). Clients of
-    /// 2026-07-28 have no sessions either way and follow changes with
-    /// `subscriptions/listen`.
+    /// one (`Mcp-Session-Id`), a client of a live catalog may hold a `GET` stream of
+    /// server-sent events open for `notifications/resources/list_changed` (and
+    /// `prompts/list_changed`) after a [`LiveCatalog`](skillpub_core::LiveCatalog)
+    /// replacement, and the session ends with `DELETE`, or once its client has made no
+    /// request for [`session_idle_timeout`](Self::session_idle_timeout). At most
+    /// [`max_sessions`](Self::max_sessions) are open at once. Clients of 2026-07-28 have no
+    /// sessions either way and follow changes with `subscriptions/listen`.
     ///
-    /// Each session holds a little memory and a task until it ends; its `GET` stream counts
-    /// against [`max_streams`](Self::max_streams). The hardened server
-    /// (`skillpub_axum::serve`) never closes a connection whose stream is open as idle, closes
-    /// it when file descriptors run out only after the quiet connections (the client
-    /// reconnects), and at the end of the grace period on shutdown.
+    /// A session is a record of about a hundred bytes, kept by skillpub in front of rmcp's
+    /// stateless transport (every request is answered as without sessions), and nothing is
+    /// queued for it: its stream tells of each list that changed, once, however often it
+    /// changed, and counts against [`max_streams`](Self::max_streams). The hardened server
+    /// (`skillpub_axum::serve`) never closes a connection whose stream is open as idle,
+    /// closes it when file descriptors run out only after the quiet connections (the client
+    /// reconnects), and at the end of the grace period on shutdown. The crate docs' section
+    /// on sessions says what a client gets when.
     ///
     /// # Example
     ///
@@ -115,14 +150,63 @@ impl HttpOptions {
     /// assert_eq!(HttpOptions::default().max_streams(10_000).stream_cap(), 10_000);
     /// ```
     pub fn max_streams(mut self, max: usize) -> Self {
-        self.max_streams = Some(max);
+        self.max_streams = max;
         self
     }
 
     /// The cap on open event streams.
     #[must_use]
     pub fn stream_cap(&self) -> usize {
-        self.max_streams.unwrap_or(DEFAULT_MAX_STREAMS)
+        self.max_streams
+    }
+
+    /// The most sessions open at once (default: [`DEFAULT_MAX_SESSIONS`], a few megabytes
+    /// when all are open). Past it, an `initialize` gets `503 Service Unavailable` with
+    /// `Retry-After` (the time until a session can expire) and a JSON-RPC error that says
+    /// so; the sessions already open keep working. At least 1 and at most
+    /// [`MAX_SESSIONS_LIMIT`]: [`McpSkills::streamable_http_service`] refuses other values.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_mcp::{HttpOptions, McpSkills};
+    ///
+    /// let skills = McpSkills::new(skillpub_core::Catalog::new(Vec::<skillpub_core::Skill>::new())?);
+    /// let options = HttpOptions::default().stateful(true).max_sessions(100);
+    /// assert!(skills.streamable_http_service(options).is_ok());
+    /// let zero = skills.streamable_http_service(HttpOptions::default().max_sessions(0));
+    /// assert_eq!(zero.unwrap_err().to_string(), "`max_sessions` is 0; give at least 1 and at most 1000000");
+    /// # Ok::<(), skillpub_core::Errors>(())
+    /// ```
+    pub fn max_sessions(mut self, max: usize) -> Self {
+        self.max_sessions = max;
+        self
+    }
+
+    /// How long a session lasts after its client's last request ended (default:
+    /// [`DEFAULT_SESSION_IDLE_TIMEOUT`]). Only the client's requests count: notifications
+    /// the server sends never keep a session open, and a request in progress (an open
+    /// `GET` stream is one) holds it until it ends. An expired session's requests get
+    /// `404`, after which a client opens a new session with `initialize`, as the transport
+    /// says. More than zero and at most [`MAX_SESSION_IDLE_TIMEOUT`]:
+    /// [`McpSkills::streamable_http_service`] refuses other values.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use skillpub_mcp::{HttpOptions, McpSkills};
+    ///
+    /// let skills = McpSkills::new(skillpub_core::Catalog::new(Vec::<skillpub_core::Skill>::new())?);
+    /// let options = HttpOptions::default().stateful(true).session_idle_timeout(Duration::from_secs(60));
+    /// assert!(skills.streamable_http_service(options).is_ok());
+    /// let zero = HttpOptions::default().session_idle_timeout(Duration::ZERO);
+    /// assert!(skills.streamable_http_service(zero).is_err());
+    /// # Ok::<(), skillpub_core::Errors>(())
+    /// ```
+    pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
+        self.session_idle_timeout = idle;
+        self
     }
 
     /// Whether clients before 2026-07-28 get sessions.
@@ -152,6 +236,21 @@ impl HttpOptions {
             None => Vec::new(),
         }
     }
+
+    /// The session limits, checked.
+    fn limits(&self) -> Result<Limits, ConfigError> {
+        if !(1..=MAX_SESSIONS_LIMIT).contains(&self.max_sessions) {
+            return Err(ConfigError::MaxSessions(self.max_sessions));
+        }
+        let idle = self.session_idle_timeout;
+        if idle.is_zero() || idle > MAX_SESSION_IDLE_TIMEOUT {
+            return Err(ConfigError::SessionIdleTimeout(idle));
+        }
+        Ok(Limits {
+            max: self.max_sessions,
+            idle,
+        })
+    }
 }
 
 /// Whether a `Host` allowlist entry (`name`, `name:port`, `::1` or `[::1]:port`) is this
@@ -173,6 +272,11 @@ impl McpSkills {
     /// [`HttpOptions::stateful`], JSON responses, `Host` and `Origin` checked and open streams
     /// capped as [`HttpOptions`] says. Nest it in the same axum app as the well-known router.
     ///
+    /// # Errors
+    ///
+    /// A session cap or idle time out of range ([`HttpOptions::max_sessions`],
+    /// [`HttpOptions::session_idle_timeout`]).
+    ///
     /// # Example
     ///
     /// ```
@@ -181,12 +285,11 @@ impl McpSkills {
     /// let catalog = skillpub_core::Catalog::new(Vec::<skillpub_core::Skill>::new())?;
     /// let app: axum::Router = axum::Router::new()
     ///     .merge(skillpub_axum::router(catalog.clone()))
-    ///     .nest_service("/mcp", McpSkills::new(catalog).streamable_http_service(HttpOptions::default()));
-    /// # Ok::<(), skillpub_core::Errors>(())
+    ///     .nest_service("/mcp", McpSkills::new(catalog).streamable_http_service(HttpOptions::default())?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    #[must_use]
-    pub fn streamable_http_service(&self, options: HttpOptions) -> McpService {
-        service(SkillsServer::new(self.clone()), &options)
+    pub fn streamable_http_service(&self, options: HttpOptions) -> Result<McpService, ConfigError> {
+        service(SkillsServer::new(self.clone()), None, &options)
     }
 }
 
@@ -194,6 +297,10 @@ impl LiveMcpSkills {
     /// A tower service for the Streamable HTTP transport, as
     /// [`McpSkills::streamable_http_service`]; turn on [`HttpOptions::stateful`] for clients
     /// before 2026-07-28 to be told of changes.
+    ///
+    /// # Errors
+    ///
+    /// As [`McpSkills::streamable_http_service`].
     ///
     /// # Example
     ///
@@ -205,29 +312,45 @@ impl LiveMcpSkills {
     /// let mcp = McpSkills::live(live.clone()).build()?;
     /// let app: axum::Router = axum::Router::new()
     ///     .merge(skillpub_axum::live_router(live))
-    ///     .nest_service("/mcp", mcp.streamable_http_service(HttpOptions::default().stateful(true)));
+    ///     .nest_service("/mcp", mcp.streamable_http_service(HttpOptions::default().stateful(true))?);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    #[must_use]
-    pub fn streamable_http_service(&self, options: HttpOptions) -> McpService {
-        service(SkillsServer::live(self.clone()), &options)
+    pub fn streamable_http_service(&self, options: HttpOptions) -> Result<McpService, ConfigError> {
+        service(
+            SkillsServer::live(self.clone()),
+            Some(self.clone()),
+            &options,
+        )
     }
 }
 
-/// The transport for `server`: one clone per session (or per request, without sessions).
-fn service(server: SkillsServer, options: &HttpOptions) -> McpService {
+/// The transport for `server`: rmcp's stateless transport (one clone of `server` per
+/// request), with the sessions in front of it when they are on.
+fn service(
+    server: SkillsServer,
+    live: Option<LiveMcpSkills>,
+    options: &HttpOptions,
+) -> Result<McpService, ConfigError> {
+    let limits = options.limits()?;
     let config = StreamableHttpServerConfig::default()
-        .with_legacy_session_mode(options.stateful)
+        .with_legacy_session_mode(false)
         .with_json_response(true)
         .with_allowed_hosts(options.hosts())
         .with_allowed_origins(options.origins())
-        .enforce_origin_validation();
-    let transport = StreamableHttpService::new(
+        .enforce_origin_validation()
+        .with_max_request_body_bytes(MAX_BODY);
+    let rmcp = StreamableHttpService::new(
         move || Ok(server.clone()),
-        Arc::new(LocalSessionManager::default()),
+        Arc::new(NeverSessionManager::default()),
         config,
     );
-    McpService::new(transport, options.stream_cap())
+    let sessions = options
+        .stateful
+        .then(|| (Arc::new(Sessions::new(limits)), live));
+    Ok(McpService::new(
+        Endpoint::new(rmcp, sessions),
+        options.stream_cap(),
+    ))
 }
 
 #[cfg(test)]

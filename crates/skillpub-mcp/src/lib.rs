@@ -18,8 +18,8 @@
 //! )])?;
 //! let app: axum::Router = axum::Router::new()
 //!     .merge(skillpub_axum::router(catalog.clone()))
-//!     .nest_service("/mcp", McpSkills::new(catalog).streamable_http_service(HttpOptions::default()));
-//! # Ok::<(), skillpub_core::Errors>(())
+//!     .nest_service("/mcp", McpSkills::new(catalog).streamable_http_service(HttpOptions::default())?);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! Every answer carries `ttlMs` and `cacheScope` ([`McpSkillsBuilder::ttl_ms`],
@@ -88,6 +88,23 @@
 //! error [`TOO_MANY_STREAMS`]. Served by `skillpub_axum::serve`, a flood of held streams
 //! cannot starve other requests either: when file descriptors run out it closes the oldest
 //! event streams (after the quiet connections), and their clients reconnect.
+//!
+//! # Sessions
+//!
+//! ```
+//! use std::time::Duration;
+//! use skillpub_mcp::{HttpOptions, McpSkills};
+//!
+//! let catalog = skillpub_core::Catalog::new(Vec::<skillpub_core::Skill>::new())?;
+//! let options = HttpOptions::default()
+//!     .stateful(true)
+//!     .max_sessions(1_000)
+//!     .session_idle_timeout(Duration::from_secs(120));
+//! let mcp = McpSkills::new(catalog).streamable_http_service(options)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+#![doc = include_str!("docs/sessions.md")]
 
 mod http;
 mod instructions;
@@ -95,10 +112,14 @@ mod live;
 mod prompts;
 mod server;
 mod service;
+mod sessions;
 mod skills;
 mod tools;
 
-pub use http::{HttpOptions, LOOPBACK_HOSTS, LOOPBACK_ORIGINS};
+pub use http::{
+    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, LOOPBACK_HOSTS,
+    LOOPBACK_ORIGINS, MAX_SESSION_IDLE_TIMEOUT, MAX_SESSIONS_LIMIT,
+};
 pub use instructions::INSTRUCTIONS_LIMIT;
 pub use live::LiveMcpSkills;
 pub use prompts::prompt_not_found;

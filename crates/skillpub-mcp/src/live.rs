@@ -54,7 +54,7 @@ pub(crate) struct Versioned {
 /// let mcp = McpSkills::live(live.clone()).prompts(true).build()?;
 /// let app: axum::Router = axum::Router::new()
 ///     .merge(skillpub_axum::live_router(live.clone()))
-///     .nest_service("/mcp", mcp.streamable_http_service(HttpOptions::default().stateful(true)));
+///     .nest_service("/mcp", mcp.streamable_http_service(HttpOptions::default().stateful(true))?);
 /// assert!(mcp.current().list_skills(None)?.skills.is_empty());
 ///
 /// live.replace(Catalog::new([Skill::from_static(
@@ -174,6 +174,20 @@ impl LiveMcpSkills {
         let seen = *changes.borrow_and_update();
         Changes { changes, seen }
     }
+
+    /// The versions of the lists now.
+    pub(crate) fn versions(&self) -> Versions {
+        *self.changes.borrow()
+    }
+
+    /// Changes since a client saw the lists of `seen`: the first call to
+    /// [`Changes::next`] tells at once of every list that differs now.
+    pub(crate) fn changes_since(&self, seen: Versions) -> Changes {
+        Changes {
+            changes: self.changes.clone(),
+            seen,
+        }
+    }
 }
 
 /// The lists that change, as a client that saw the catalog of some moment learns of them.
@@ -191,11 +205,12 @@ pub(crate) enum List {
 }
 
 impl Changes {
-    /// Waits for the next replacement that changes a list this server offers, and says
-    /// which lists changed since the last call; `None` once the handle is gone.
+    /// The lists that changed since the last call (or since the versions it started from),
+    /// waiting for a replacement that changes a list this server offers when none did;
+    /// `None` once the handle is gone. Changes coalesce: a list that changed several times
+    /// since is told once.
     pub(crate) async fn next(&mut self) -> Option<Vec<List>> {
         loop {
-            self.changes.changed().await.ok()?;
             let now = *self.changes.borrow_and_update();
             let mut lists = Vec::new();
             if now.resources != self.seen.resources {
@@ -208,12 +223,13 @@ impl Changes {
             if !lists.is_empty() {
                 return Some(lists);
             }
+            self.changes.changed().await.ok()?;
         }
     }
 }
 
-/// Where a client is told that a list changed: a session's peer, or the stream of one
-/// `subscriptions/listen` request.
+/// Where a client is told that a list changed: a session's peer, the stream of one
+/// `subscriptions/listen` request, or a session's event stream over HTTP.
 pub(crate) trait Listener {
     /// Tells of one changed list; `false` once it cannot be told any more.
     async fn tell(&self, list: List) -> bool;

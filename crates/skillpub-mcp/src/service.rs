@@ -1,5 +1,6 @@
-//! [`McpService`]: rmcp's Streamable HTTP transport with a cap on the event streams that
-//! clients hold open.
+//! [`McpService`]: the Streamable HTTP transport of a skills server (rmcp's stateless
+//! transport, with skillpub's sessions in front of it when they are on) with a cap on the
+//! event streams that clients hold open.
 //!
 //! Two kinds of response stay open for as long as the client likes: the `GET` stream of a
 //! session (clients before 2026-07-28) and the stream of a `subscriptions/listen` request
@@ -28,11 +29,9 @@ use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use rmcp::model::{ErrorCode, ErrorData, JsonRpcError, RequestId};
 use rmcp::transport::common::http_header::{EVENT_STREAM_MIME_TYPE, HEADER_SESSION_ID};
-use rmcp::transport::streamable_http_server::StreamableHttpService;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use tower::Service;
 
-use crate::server::SkillsServer;
+use crate::sessions::{BoxResponse, Endpoint, MAX_BODY};
 
 #[cfg(doc)]
 use crate::HttpOptions;
@@ -50,21 +49,45 @@ pub const TOO_MANY_STREAMS: ErrorCode = ErrorCode(-32000);
 /// the pace at which they reconnect anyway.
 const RETRY_AFTER_SECONDS: u64 = 3;
 
-/// The transport the endpoint runs.
-type Transport = StreamableHttpService<SkillsServer, LocalSessionManager>;
-
 /// The tower service of the Streamable HTTP transport for a skills server, with the cap on
 /// open event streams; nest it at `/mcp`. Made by
 /// [`McpSkills::streamable_http_service`](crate::McpSkills::streamable_http_service) and
 /// [`LiveMcpSkills::streamable_http_service`](crate::LiveMcpSkills::streamable_http_service).
+/// Cheap to clone; every clone serves the same sessions and counts the same streams.
+///
+/// # Example
+///
+/// ```
+/// use http_body_util::Full;
+/// use skillpub_mcp::{HttpOptions, McpSkills};
+/// use tower::ServiceExt;
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
+/// let catalog = skillpub_core::Catalog::new(Vec::<skillpub_core::Skill>::new())?;
+/// let options = HttpOptions::default().stateful(true);
+/// let mcp = McpSkills::new(catalog).streamable_http_service(options)?;
+/// let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+///     "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"doc","version":"1"}}}"#;
+/// let request = http::Request::post("/mcp")
+///     .header("host", "localhost")
+///     .header("content-type", "application/json")
+///     .header("accept", "application/json, text/event-stream")
+///     .body(Full::new(bytes::Bytes::from(initialize)))?;
+/// let answer = mcp.oneshot(request).await?;
+/// assert_eq!(answer.status(), 200);
+/// assert!(answer.headers().contains_key("mcp-session-id"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone)]
 pub struct McpService {
-    transport: Transport,
+    transport: Endpoint,
     streams: Arc<Streams>,
 }
 
 impl McpService {
-    pub(crate) fn new(transport: Transport, max_streams: usize) -> Self {
+    pub(crate) fn new(transport: Endpoint, max_streams: usize) -> Self {
         Self {
             transport,
             streams: Arc::new(Streams {
@@ -82,9 +105,9 @@ impl McpService {
     /// use skillpub_mcp::{HttpOptions, McpSkills};
     ///
     /// let catalog = skillpub_core::Catalog::new(Vec::<skillpub_core::Skill>::new())?;
-    /// let service = McpSkills::new(catalog).streamable_http_service(HttpOptions::default());
+    /// let service = McpSkills::new(catalog).streamable_http_service(HttpOptions::default())?;
     /// assert_eq!(service.open_streams(), 0);
-    /// # Ok::<(), skillpub_core::Errors>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
     pub fn open_streams(&self) -> usize {
@@ -95,7 +118,7 @@ impl McpService {
 impl fmt::Debug for McpService {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("McpService")
-            .field("config", &self.transport.config)
+            .field("transport", &self.transport)
             .field("open_streams", &self.open_streams())
             .field("max_streams", &self.streams.max)
             .finish_non_exhaustive()
@@ -108,7 +131,7 @@ where
     B::Error: Display,
     B::Data: Send + 'static,
 {
-    type Response = Response<BoxBody<Bytes, Infallible>>;
+    type Response = BoxResponse;
     type Error = Infallible;
     type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
 
@@ -123,7 +146,7 @@ where
             let get = request.method() == Method::GET;
             let in_session = request.headers().contains_key(HEADER_SESSION_ID);
             let (response, body) = if request.method() == Method::POST && !in_session {
-                let limit = transport.config.max_request_body_bytes;
+                let limit = MAX_BODY;
                 let (head, body) = request.into_parts();
                 let body = match buffer(body, limit).await {
                     Ok(body) => body,

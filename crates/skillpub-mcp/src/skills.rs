@@ -34,7 +34,7 @@ pub const DEFAULT_TTL_MS: u64 = 300_000;
 /// The `mimeType` of `SKILL.md` resources.
 const MARKDOWN: &str = "text/markdown";
 
-/// A bad option given to [`McpSkillsBuilder`].
+/// A bad option given to [`McpSkillsBuilder`] or [`HttpOptions`](crate::HttpOptions).
 #[derive(Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ConfigError {
@@ -46,6 +46,13 @@ pub enum ConfigError {
     /// A page size of zero.
     #[error("the page size must be at least 1")]
     PageSize,
+    /// A session cap of zero, or over [`MAX_SESSIONS_LIMIT`](crate::MAX_SESSIONS_LIMIT).
+    #[error("`max_sessions` is {0}; give at least 1 and at most {limit}", limit = crate::MAX_SESSIONS_LIMIT)]
+    MaxSessions(usize),
+    /// A session idle time of zero, or over
+    /// [`MAX_SESSION_IDLE_TIMEOUT`](crate::MAX_SESSION_IDLE_TIMEOUT).
+    #[error("`session_idle_timeout` is {0:?}; give more than zero and at most {limit:?}", limit = crate::MAX_SESSION_IDLE_TIMEOUT)]
+    SessionIdleTimeout(std::time::Duration),
 }
 
 /// The message, so that `?` out of `main` prints it and not the variant.

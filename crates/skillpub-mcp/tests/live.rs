@@ -51,7 +51,9 @@ fn live_mcp(live: &LiveCatalog) -> LiveMcpSkills {
 
 /// The well-known routes and MCP at /mcp (with sessions), from one live catalog.
 async fn serve(live: &LiveCatalog) -> SocketAddr {
-    let mcp = live_mcp(live).streamable_http_service(HttpOptions::default().stateful(true));
+    let mcp = live_mcp(live)
+        .streamable_http_service(HttpOptions::default().stateful(true))
+        .unwrap();
     let app = Router::new()
         .merge(skillpub_axum::live_router(live.clone()))
         .nest_service("/mcp", mcp);
@@ -249,7 +251,9 @@ async fn a_2026_client_follows_changes_with_subscriptions_listen() {
 #[tokio::test(flavor = "multi_thread")]
 async fn without_sessions_every_request_still_answers_from_the_current_catalog() {
     let live = LiveCatalog::new(catalog(&[("alpha", "A.")]));
-    let mcp = live_mcp(&live).streamable_http_service(HttpOptions::default());
+    let mcp = live_mcp(&live)
+        .streamable_http_service(HttpOptions::default())
+        .unwrap();
     let addr = serve_app(Router::new().nest_service("/mcp", mcp)).await;
     let client = legacy_client(addr).await;
     for round in 0..5 {
@@ -266,7 +270,9 @@ async fn without_sessions_every_request_still_answers_from_the_current_catalog()
 async fn the_hardened_server_keeps_an_open_session_stream_past_its_idle_timeout_and_still_stops_in_its_grace_period()
  {
     let live = LiveCatalog::new(catalog(&[("alpha", "A.")]));
-    let mcp = live_mcp(&live).streamable_http_service(HttpOptions::default().stateful(true));
+    let mcp = live_mcp(&live)
+        .streamable_http_service(HttpOptions::default().stateful(true))
+        .unwrap();
     let app = Router::new()
         .merge(skillpub_axum::live_router(live.clone()))
         .nest_service("/mcp", mcp);

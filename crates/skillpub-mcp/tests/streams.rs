@@ -45,7 +45,7 @@ async fn serve_live(max_streams: usize) -> SocketAddr {
         .max_streams(max_streams);
     let app = Router::new()
         .merge(skillpub_axum::live_router(live))
-        .nest_service("/mcp", mcp.streamable_http_service(options));
+        .nest_service("/mcp", mcp.streamable_http_service(options).unwrap());
     serve(app).await
 }
 

@@ -21,7 +21,7 @@ pub(crate) async fn serve_mcp(
 ) -> SocketAddr {
     let app = Router::new()
         .merge(skillpub_axum::router(catalog))
-        .nest_service("/mcp", skills.streamable_http_service(options));
+        .nest_service("/mcp", skills.streamable_http_service(options).unwrap());
     serve(app).await
 }
 

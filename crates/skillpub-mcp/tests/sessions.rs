@@ -1,0 +1,432 @@
+//! Sessions (stateful mode) over real TCP on 127.0.0.1, in raw HTTP/1.1 so that every status
+//! and header is seen as sent: the cap and what a client past it gets, the idle time counted
+//! from the client's last request however often the catalog changes, what waits for a
+//! session that does not read, `DELETE`, event streams, and the `Host` and `Origin` checks on
+//! what the session layer answers itself.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use serde_json::Value;
+use skillpub_core::{Catalog, LiveCatalog, Skill};
+use skillpub_mcp::{HttpOptions, McpSkills};
+use skillpub_testkit::{Response, request, serve};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::time::timeout;
+
+#[expect(
+    dead_code,
+    reason = "these tests speak raw HTTP; rmcp's client is used only past the cap"
+)]
+mod peers;
+use peers::{INITIALIZE, post_mcp, serve_mcp};
+
+/// How long an answer or an event may take to arrive: generous, the machine may be loaded.
+const WITHIN: Duration = Duration::from_secs(10);
+
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+const LIST_SKILLS: &str = r#"{"jsonrpc":"2.0","id":2,"method":"skills/list","params":{}}"#;
+const RESOURCES_CHANGED: &str = "notifications/resources/list_changed";
+const PROMPTS_CHANGED: &str = "notifications/prompts/list_changed";
+
+fn skill(name: &str) -> Skill {
+    Skill::new(
+        Some(name.to_owned()),
+        format!("---\nname: {name}\ndescription: Does {name}.\n---\nBody of {name}.\n"),
+    )
+}
+
+/// One catalog or the other, in turn: a skill comes or goes, so both lists change.
+fn catalog(turn: usize) -> Catalog {
+    if turn.is_multiple_of(2) {
+        Catalog::new([skill("alpha")]).unwrap()
+    } else {
+        Catalog::new([skill("alpha"), skill("beta")]).unwrap()
+    }
+}
+
+/// A fixed catalog at /mcp with these options.
+async fn serve_fixed(options: HttpOptions) -> SocketAddr {
+    serve_mcp(McpSkills::new(catalog(0)), catalog(0), options).await
+}
+
+/// A live catalog at /mcp with these options, prompts on.
+async fn serve_live(live: &LiveCatalog, options: HttpOptions) -> SocketAddr {
+    let mcp = McpSkills::live(live.clone())
+        .prompts(true)
+        .build()
+        .unwrap()
+        .streamable_http_service(options)
+        .unwrap();
+    serve(Router::new().nest_service("/mcp", mcp)).await
+}
+
+fn stateful() -> HttpOptions {
+    HttpOptions::default().stateful(true)
+}
+
+/// Posts `body` in the session `session`.
+async fn post_in(addr: SocketAddr, session: &str, body: &str) -> Response {
+    let headers = [
+        ("Mcp-Session-Id", session),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    post_mcp(addr, &headers, body).await
+}
+
+/// `initialize` and `notifications/initialized`: the new session's id.
+async fn open_session(addr: SocketAddr) -> String {
+    let answer = post_mcp(addr, &[], INITIALIZE).await;
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    let session = answer
+        .header("mcp-session-id")
+        .unwrap_or_else(|| panic!("no session: {}", answer.head))
+        .to_owned();
+    assert_eq!(post_in(addr, &session, INITIALIZED).await.status, 202);
+    session
+}
+
+/// The status of a `skills/list` in the session, and its skills' names when it answered
+/// (in JSON, or in an event stream, which a client accepts too).
+async fn list_in(addr: SocketAddr, session: &str) -> (u16, Vec<String>) {
+    let answer = post_in(addr, session, LIST_SKILLS).await;
+    let names = if answer.status == 200 {
+        let text = answer.text();
+        let event = text.lines().find_map(|line| {
+            let data = line.strip_prefix("data:")?.trim();
+            data.starts_with('{').then_some(data)
+        });
+        let message: Value = match event {
+            Some(data) => serde_json::from_str(data).unwrap(),
+            None => json(&answer),
+        };
+        let skills = message["result"]["skills"].as_array().cloned();
+        let skills = skills.unwrap_or_else(|| panic!("not a skills/list result: {message}"));
+        skills
+            .iter()
+            .map(|skill| {
+                skill["frontmatter"]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned()
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    (answer.status, names)
+}
+
+async fn delete(addr: SocketAddr, session: &str, origin: Option<&str>) -> Response {
+    let mut headers = vec![
+        ("Mcp-Session-Id", session),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    headers.extend(origin.map(|origin| ("Origin", origin)));
+    request(addr, "DELETE", "/mcp", &headers).await
+}
+
+fn json(answer: &Response) -> Value {
+    serde_json::from_slice(&answer.body)
+        .unwrap_or_else(|error| panic!("not JSON ({error}): {}", answer.text()))
+}
+
+/// The JSON-RPC error of a refusal, which has no `id`.
+fn refusal(answer: &Response) -> (i64, String, Value) {
+    assert_eq!(answer.header("content-type"), Some("application/json"));
+    let message = json(answer);
+    assert!(message.get("id").is_none(), "{message}");
+    let error = &message["error"];
+    (
+        error["code"].as_i64().unwrap(),
+        error["message"].as_str().unwrap().to_owned(),
+        error["data"].clone(),
+    )
+}
+
+/// A session's event stream over raw HTTP/1.1, whose head has been read.
+struct Events {
+    stream: TcpStream,
+    read: Vec<u8>,
+}
+
+impl Events {
+    /// The answer to the session's `GET`: the head of the stream, or the whole answer when it
+    /// is not one.
+    async fn open(addr: SocketAddr, session: &str) -> Result<Self, String> {
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        let head = format!(
+            "GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\
+             Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n"
+        );
+        stream.write_all(head.as_bytes()).await.unwrap();
+        let mut events = Self {
+            stream,
+            read: Vec::new(),
+        };
+        while !events.text().contains("\r\n\r\n") {
+            assert!(events.read_some(WITHIN).await, "no answer to the GET");
+        }
+        let head = events.text();
+        if !head.starts_with("HTTP/1.1 200") {
+            return Err(head);
+        }
+        assert!(head.contains("content-type: text/event-stream"), "{head}");
+        let body = head.find("\r\n\r\n").unwrap() + 4;
+        events.read.drain(..body);
+        Ok(events)
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.read).into_owned()
+    }
+
+    /// Reads what arrives within `wait`; `false` when nothing did.
+    async fn read_some(&mut self, wait: Duration) -> bool {
+        let mut chunk = [0; 4096];
+        match timeout(wait, self.stream.read(&mut chunk)).await {
+            Ok(Ok(read)) if read > 0 => {
+                self.read.extend_from_slice(&chunk[..read]);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Reads until nothing more arrives for half a second: how many times each list was told.
+    async fn told(&mut self) -> (usize, usize) {
+        while self.read_some(Duration::from_millis(500)).await {}
+        let text = self.text();
+        self.read.clear();
+        (
+            text.matches(RESOURCES_CHANGED).count(),
+            text.matches(PROMPTS_CHANGED).count(),
+        )
+    }
+
+    /// Reads until the stream's last chunk: the server ended it.
+    async fn until_ended(&mut self) {
+        let started = Instant::now();
+        while !self.text().ends_with("0\r\n\r\n") {
+            assert!(started.elapsed() < WITHIN, "not ended: {}", self.text());
+            self.read_some(WITHIN).await;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn past_the_cap_an_initialize_gets_503_with_retry_after_and_open_sessions_keep_working() {
+    let addr = serve_fixed(stateful().max_sessions(2)).await;
+    let first = open_session(addr).await;
+    let second = open_session(addr).await;
+
+    let refused = post_mcp(addr, &[], INITIALIZE).await;
+    assert_eq!(refused.status, 503, "{}", refused.text());
+    assert!(refused.header("mcp-session-id").is_none());
+    let retry_after: u64 = refused.header("retry-after").unwrap().parse().unwrap();
+    assert!(
+        (1..=300).contains(&retry_after),
+        "no session can expire before the idle time: {retry_after}"
+    );
+    let (code, message, data) = refusal(&refused);
+    assert_eq!(code, -32000);
+    assert!(
+        message.contains("maximum of 2 sessions") && message.contains("2026-07-28"),
+        "{message}"
+    );
+    assert_eq!(data["maxSessions"], 2);
+    assert_eq!(data["retryAfterSeconds"], retry_after);
+
+    // The sessions already open keep working.
+    for session in [&first, &second] {
+        assert_eq!(
+            list_in(addr, session).await,
+            (200, vec!["alpha".to_owned()])
+        );
+    }
+    // A session that ends gives its place back.
+    assert_eq!(delete(addr, &first, None).await.status, 204);
+    let third = open_session(addr).await;
+    assert_eq!(list_in(addr, &third).await.0, 200);
+    assert_eq!(post_mcp(addr, &[], INITIALIZE).await.status, 503);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rmcps_client_past_the_cap_fails_to_connect_and_a_2026_client_needs_no_session() {
+    let addr = serve_fixed(stateful().max_sessions(1)).await;
+    let _only = open_session(addr).await;
+    let transport =
+        rmcp::transport::StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp"));
+    let refused = rmcp::ServiceExt::serve((), transport).await;
+    assert!(refused.is_err(), "a session past the cap");
+    // 2026-07-28 has no sessions: the cap does not apply.
+    for _ in 0..3 {
+        let client = peers::modern_client(addr).await;
+        assert_eq!(client.list_skills(None).await.unwrap().skills.len(), 1);
+        client.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_idle_past_its_idle_time_is_gone_while_the_catalog_changes_faster() {
+    let live = LiveCatalog::new(catalog(0));
+    let idle = Duration::from_secs(1);
+    let addr = serve_live(&live, stateful().session_idle_timeout(idle)).await;
+    let unused = open_session(addr).await;
+    let used = open_session(addr).await;
+
+    // Three idle times, a replacement every tenth of one (each tells both lists), a request
+    // of `used` every third.
+    let started = Instant::now();
+    let mut turn = 1;
+    while started.elapsed() < 3 * idle {
+        live.replace(catalog(turn));
+        if turn.is_multiple_of(3) {
+            assert_eq!(list_in(addr, &used).await.0, 200, "a session in use lives");
+        }
+        turn += 1;
+        tokio::time::sleep(idle / 10).await;
+    }
+    let (status, _) = list_in(addr, &unused).await;
+    assert_eq!(
+        status, 404,
+        "idle for three idle times while told of changes"
+    );
+    let gone = post_in(addr, &unused, LIST_SKILLS).await;
+    let (code, message, _) = refusal(&gone);
+    assert_eq!(code, -32001);
+    assert!(message.contains("initialize"), "{message}");
+    assert_eq!(list_in(addr, &used).await.0, 200);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_that_does_not_read_is_told_each_changed_list_once_however_often_it_changed() {
+    let live = LiveCatalog::new(catalog(0));
+    let addr = serve_live(&live, stateful()).await;
+    let session = open_session(addr).await;
+
+    // Forty changes of both lists while the client reads nothing, each given time to be told.
+    for turn in 1..=40 {
+        live.replace(catalog(turn));
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let mut events = Events::open(addr, &session).await.unwrap();
+    assert_eq!(
+        events.told().await,
+        (1, 1),
+        "one notification per changed list, not the backlog"
+    );
+    // From then on, each change is told as it comes.
+    live.replace(catalog(41));
+    assert_eq!(events.told().await, (1, 1));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_open_event_stream_keeps_its_session_and_its_end_starts_the_idle_time() {
+    let live = LiveCatalog::new(catalog(0));
+    let idle = Duration::from_secs(1);
+    let addr = serve_live(&live, stateful().session_idle_timeout(idle)).await;
+    let session = open_session(addr).await;
+    let mut first = Events::open(addr, &session).await.unwrap();
+
+    // A second stream replaces the first, which ends.
+    let mut second = Events::open(addr, &session).await.unwrap();
+    first.until_ended().await;
+    live.replace(catalog(1));
+    assert_eq!(second.told().await, (1, 1));
+
+    // A stream in progress is a request in progress: no idle time runs meanwhile.
+    tokio::time::sleep(2 * idle).await;
+    assert_eq!(list_in(addr, &session).await.0, 200);
+
+    // DELETE ends the session and its stream.
+    assert_eq!(delete(addr, &session, None).await.status, 204);
+    second.until_ended().await;
+    assert_eq!(list_in(addr, &session).await.0, 404);
+    assert_eq!(delete(addr, &session, None).await.status, 404);
+    let gone = Events::open(addr, &session).await.err().unwrap();
+    assert!(gone.starts_with("HTTP/1.1 404"), "{gone}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn requests_without_their_session_are_refused_as_the_transport_says() {
+    let addr = serve_fixed(stateful()).await;
+    let missing = post_mcp(addr, &[], LIST_SKILLS).await;
+    assert_eq!(missing.status, 400);
+    let (code, message, _) = refusal(&missing);
+    assert_eq!(code, -32000);
+    assert!(message.contains("Mcp-Session-Id"), "{message}");
+
+    for unknown in ["2b0b4e8e-6f4b-4a43-9b54-3d6f0e0c2a11", "not-a-session"] {
+        assert_eq!(list_in(addr, unknown).await.0, 404, "{unknown}");
+        assert_eq!(delete(addr, unknown, None).await.status, 404, "{unknown}");
+    }
+
+    // A fixed catalog never changes: there is no event stream to open.
+    let session = open_session(addr).await;
+    let get = Events::open(addr, &session).await.err().unwrap();
+    assert!(get.starts_with("HTTP/1.1 405"), "{get}");
+    assert!(get.contains("allow: POST, DELETE"), "{get}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_host_and_origin_checks_cover_what_the_session_layer_answers() {
+    let live = LiveCatalog::new(catalog(0));
+    let addr = serve_live(&live, stateful().max_sessions(1)).await;
+    let session = open_session(addr).await;
+    let evil = Some("https://evil.example");
+
+    assert_eq!(delete(addr, &session, evil).await.status, 403);
+    let get = [
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", session.as_str()),
+        ("Origin", "https://evil.example"),
+    ];
+    assert_eq!(request(addr, "GET", "/mcp", &get).await.status, 403);
+    let past_the_cap = post_mcp(addr, &[("Origin", "https://evil.example")], INITIALIZE).await;
+    assert_eq!(past_the_cap.status, 403);
+    let unknown = [
+        ("Mcp-Session-Id", "not-a-session"),
+        ("Host", "evil.example"),
+    ];
+    assert_eq!(post_mcp(addr, &unknown, LIST_SKILLS).await.status, 403);
+    // The session is still there.
+    assert_eq!(list_in(addr, &session).await.0, 200);
+}
+
+#[test]
+fn knobs_out_of_range_are_errors_that_name_the_knob() {
+    let skills = McpSkills::new(catalog(0));
+    let service = |options: HttpOptions| skills.streamable_http_service(options).err();
+    let huge = skillpub_mcp::MAX_SESSIONS_LIMIT + 1;
+    let refused = [
+        service(stateful().max_sessions(0)),
+        service(stateful().max_sessions(huge)),
+        service(stateful().session_idle_timeout(Duration::ZERO)),
+        service(stateful().session_idle_timeout(Duration::MAX)),
+    ];
+    let messages: Vec<String> = refused
+        .iter()
+        .map(|error| error.as_ref().expect("refused").to_string())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "`max_sessions` is 0; give at least 1 and at most 1000000",
+            "`max_sessions` is 1000001; give at least 1 and at most 1000000",
+            "`session_idle_timeout` is 0ns; give more than zero and at most 86400s",
+            "`session_idle_timeout` is 18446744073709551615.999999999s; give more than zero and at most 86400s",
+        ]
+    );
+    let edges = [
+        stateful().max_sessions(1),
+        stateful().max_sessions(skillpub_mcp::MAX_SESSIONS_LIMIT),
+        stateful().session_idle_timeout(Duration::from_nanos(1)),
+        stateful().session_idle_timeout(skillpub_mcp::MAX_SESSION_IDLE_TIMEOUT),
+    ];
+    for options in edges {
+        assert!(service(options).is_none());
+    }
+}
