@@ -304,7 +304,7 @@ fn references<'a>(input: &'a Input<'_>) -> Vec<Reference<'a>> {
         let line_example = (!spans.is_empty()).then(|| first_example_end(line, 0));
         before.clear();
         let mut copied = 0;
-        for (start, content) in spans {
+        for (start, content) in clock.bounded(spans.into_iter(), |(_, content)| content.len()) {
             before.truncate(copied);
             before.push_str(&line[copied..start]);
             copied = start;
@@ -540,9 +540,10 @@ fn once_per_target(
         .bounded(references.into_iter(), |reference| reference.target.len())
         .filter_map(|reference| {
             let resolution = resolve(reference.target, &input.files);
+            let path = resolution.path().filter(|path| !seen.contains(*path))?;
             let advice = judge(&reference, &resolution)?;
-            let path = resolution.path()?.to_owned();
-            seen.insert(path).then_some(advice)
+            seen.insert(path.to_owned());
+            Some(advice)
         })
         .collect()
 }
