@@ -16,8 +16,11 @@ use skillpub_core::{MAX_BYTES_PER_SKILL, SkillMd, advise};
 /// The frontmatter of every body.
 const HEAD: &str = "---\nname: shape\ndescription: Reads the shape files. Use when a test needs a large SKILL.md.\n---\n# Shape\n\n";
 
-/// The three shapes of issue 18: a body of `n` repetitions.
-const SHAPES: [(&str, fn(usize) -> String); 3] = [
+/// A body of `n` repetitions of one shape.
+type Shape = fn(usize) -> String;
+
+/// The three shapes of issue 18.
+const SHAPES: [(&str, Shape); 3] = [
     ("span_lines", |n| "`references/a.md` ".repeat(n) + "\n"),
     ("one_span", |n| {
         format!("`{}`\n", "references/a.md ".repeat(n))
@@ -33,7 +36,7 @@ fn skill_md(body: &str) -> SkillMd {
 }
 
 /// The repetitions that make `shape` fill `bytes`.
-fn repetitions(shape: fn(usize) -> String, bytes: usize) -> usize {
+fn repetitions(shape: Shape, bytes: usize) -> usize {
     let one = shape(1).len() - shape(0).len();
     (bytes - HEAD.len() - shape(0).len()) / one
 }
