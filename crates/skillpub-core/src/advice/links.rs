@@ -239,9 +239,11 @@ impl Files {
 struct Before<'a> {
     /// The text, as one string.
     text: &'a str,
-    /// An example ends inside `text`, before its last byte.
+    /// An example of the line or the span ends before the end of `text`, so `text` holds it
+    /// whatever follows.
     example_before: bool,
-    /// Where an example that ends with `text` may start.
+    /// Where the examples that `example_before` does not cover may start: at most
+    /// [`EXAMPLE_LENGTH`] bytes before the end of `text`.
     window: usize,
 }
 
