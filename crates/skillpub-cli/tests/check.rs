@@ -1729,21 +1729,20 @@ async fn a_prefix_whose_page_links_to_the_root_by_mistake_is_still_checked_under
 }
 
 /// `--max-time` bounds the authoring advice too: a server makes its `SKILL.md` as large and
-/// as hostile as it likes (one line of 256,000 code spans, 4.6 MB, the case of issue 18, and
-/// 932,000, 16 MiB, in a release build, whose advice is faster), and holds it back until 3 s
-/// into the run, so that the advice starts with 2 s left, which is not enough. Before issue
-/// 18 this run took 122.6 s.
+/// as hostile as it likes, here one line of code spans, and holds it back until late in the
+/// run, so that the advice starts with too little time left: 256,000 spans (4.6 MB, the case
+/// of issue 18) held 3 s in a debug build, and 1,800,000 (32 MiB) held 3.5 s in a release
+/// build, whose advice is about ten times faster. Before issue 18 the 4.6 MB took 122.6 s.
 #[tokio::test(flavor = "multi_thread")]
 async fn max_time_bounds_the_advice_on_a_huge_adversarial_skill_md() {
     const MAX_TIME: Duration = Duration::from_secs(5);
-    const HELD: Duration = Duration::from_secs(3);
     // What may go past the deadline: one search of one pattern over the line, the report,
     // and the end of the process, in a debug build on a loaded machine.
     const MARGIN: Duration = Duration::from_millis(1500);
-    let spans = if cfg!(debug_assertions) {
-        256_000
+    let (spans, held) = if cfg!(debug_assertions) {
+        (256_000, Duration::from_secs(3))
     } else {
-        932_000
+        (1_800_000, Duration::from_millis(3500))
     };
     let head = "---\nname: huge\ndescription: Reads huge files. Use when a file is huge.\n---\n";
     let skill_md = format!("{head}{}\n", "`references/a.md` ".repeat(spans));
@@ -1765,7 +1764,7 @@ async fn max_time_bounds_the_advice_on_a_huge_adversarial_skill_md() {
                 INDEX => ("application/json", index),
                 _ if path == url => {
                     if !head {
-                        tokio::time::sleep_until((started + HELD).into()).await;
+                        tokio::time::sleep_until((started + held).into()).await;
                     }
                     ("text/markdown; charset=utf-8", skill_md)
                 }
