@@ -26,8 +26,8 @@ pub(crate) struct Args {
     /// Seconds each request may take, body included (each redirect hop is a request).
     #[arg(long, value_name = "SECONDS", default_value = "15", value_parser = seconds)]
     timeout: Duration,
-    /// Seconds the whole run may take, every request and the unpacking included; checks not
-    /// done by then fail.
+    /// Seconds the whole run may take, every request, the unpacking and the authoring advice
+    /// included; checks not done by then fail.
     #[arg(long, value_name = "SECONDS", default_value = "120", value_parser = seconds)]
     max_time: Duration,
     /// Largest response body accepted, and largest unpacked archive, in bytes.

@@ -1727,3 +1727,71 @@ async fn a_prefix_whose_page_links_to_the_root_by_mistake_is_still_checked_under
     let (_, reason) = report.grade();
     assert!(reason.contains(&format!("graded at {index}")), "{reason}");
 }
+
+/// `--max-time` bounds the authoring advice too: a server makes its `SKILL.md` as large and
+/// as hostile as it likes, here one line of code spans, and holds it back until late in the
+/// run, so that the advice starts with too little time left: 256,000 spans (4.6 MB, the case
+/// of issue 18) held 3 s in a debug build, and 1,800,000 (32 MiB) held 3.5 s in a release
+/// build, whose advice is about ten times faster. Before issue 18 the 4.6 MB took 122.6 s.
+#[tokio::test(flavor = "multi_thread")]
+async fn max_time_bounds_the_advice_on_a_huge_adversarial_skill_md() {
+    const MAX_TIME: Duration = Duration::from_secs(5);
+    // What may go past the deadline: one search of one pattern over the line, the report,
+    // and the end of the process, in a debug build on a loaded machine.
+    const MARGIN: Duration = Duration::from_millis(1500);
+    let (spans, held) = if cfg!(debug_assertions) {
+        (256_000, Duration::from_secs(3))
+    } else {
+        (1_800_000, Duration::from_millis(3500))
+    };
+    let head = "---\nname: huge\ndescription: Reads huge files. Use when a file is huge.\n---\n";
+    let skill_md = format!("{head}{}\n", "`references/a.md` ".repeat(spans));
+    let url = "/.well-known/agent-skills/huge/SKILL.md";
+    let index = index(&entry(
+        "huge",
+        "skill-md",
+        "Reads huge files. Use when a file is huge.",
+        url,
+        skill_md.as_bytes(),
+    ));
+    let started = std::time::Instant::now();
+    let app = Router::new().fallback(move |request: Request<Body>| {
+        let (index, skill_md) = (index.clone(), skill_md.clone());
+        async move {
+            let path = request.uri().path();
+            let head = request.method() == Method::HEAD;
+            let (content_type, body) = match path {
+                INDEX => ("application/json", index),
+                _ if path == url => {
+                    if !head {
+                        tokio::time::sleep_until((started + held).into()).await;
+                    }
+                    ("text/markdown; charset=utf-8", skill_md)
+                }
+                _ => {
+                    let mut response = Response::new(Body::from("not found"));
+                    *response.status_mut() = StatusCode::NOT_FOUND;
+                    return response;
+                }
+            };
+            let length = body.len();
+            let mut response = Response::new(Body::from(if head { String::new() } else { body }));
+            let headers = response.headers_mut();
+            headers.insert("content-type", HeaderValue::from_static(content_type));
+            headers.insert("content-length", HeaderValue::from(length));
+            response
+        }
+    });
+    let addr = serve(app).await;
+    let (passed, report) = check_json(addr, &["--max-time", "5"]).await;
+    let took = started.elapsed();
+    assert!(!passed);
+    assert!(took < MAX_TIME + MARGIN, "{took:?}\n{:#}", report.0);
+    report.line("ok", "huge", "entry.digest");
+    let stopped = report.message("fail", "huge", "run.max-time");
+    assert!(
+        stopped.starts_with("the authoring advice was not complete at the deadline"),
+        "{stopped}"
+    );
+    assert!(report.of("skill.advice").is_empty(), "{:#}", report.0);
+}

@@ -21,7 +21,9 @@
 //!   client's limits, not to the publisher's path rules and limits.
 //! - Time: each request (each redirect hop is one), body included, ends within the transport's
 //!   timeout; [`Client::with_deadline`] bounds everything done through the client, requests
-//!   and unpacking alike. Durations are saturated at [`MAX_TIMEOUT`], never an overflow.
+//!   and unpacking alike, and [`check`]'s authoring advice on each fetched `SKILL.md`, which
+//!   is linear in the text and stops at the deadline. Durations are saturated at
+//!   [`MAX_TIMEOUT`], never an overflow.
 //! - [`check`] runs every check of `skillpub check` against a site through any [`Transport`],
 //!   [`CONCURRENT_FETCHES`] entries at a time, and reports them in index order, each line
 //!   with a stable code ([`CheckKind`], listed [below](#check-codes)). Text from the server is

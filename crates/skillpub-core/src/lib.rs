@@ -101,7 +101,7 @@
 //! | Name | Description | Default |
 //! |---|---|---|
 //! | `fs` | Reading skill folders from disk: `Catalog::from_dir`, `SkillsFolder`, `read_skills_folder`, `Catalog::skipped`, and the problems only a folder can have (`ErrorKind::Io` and the other kinds marked `fs`); on Unix it adds the crate rustix, to open every file through the descriptor of its folder. Without it the crate has no file-system code at all, as ripgrep's `globset` has none: parsing, validation, the catalog, the index and the archives work on bytes in memory. | yes |
-//! | `advice` | The authoring advice above: `advise`, `Advice`, `AdviceRule`, `Severity`, `Section`, `estimate_tokens`. It adds the crate `regex` (Unicode word classes and case folding only); building a catalog and serving never run it. | no |
+//! | `advice` | The authoring advice above: `advise`, `advise_before`, `Advice`, `AdviceDeadline`, `AdviceRule`, `Severity`, `Section`, `estimate_tokens`. It adds the crate `regex` (Unicode word classes and case folding only); building a catalog and serving never run it. | no |
 //!
 //! [Agent Skills specification]: https://agentskills.io/specification
 //! [discovery draft 0.2.0]: https://github.com/cloudflare/agent-skills-discovery-rfc
@@ -142,8 +142,8 @@ mod tests;
 #[cfg(feature = "advice")]
 #[cfg_attr(docsrs, doc(cfg(feature = "advice")))]
 pub use advice::{
-    Advice, AdviceRule, MAX_BODY_TOKENS, MAX_SKILL_MD_LINES, Section, Severity, UnknownRule,
-    advise, estimate_tokens,
+    Advice, AdviceDeadline, AdviceRule, MAX_BODY_TOKENS, MAX_SKILL_MD_LINES, Section, Severity,
+    UnknownRule, advise, advise_before, estimate_tokens,
 };
 pub use api_catalog::{API_CATALOG_PATH, LINKSET};
 pub use archive::{TAR_GZ_SUFFIX, ZIP_SUFFIX, gzip};

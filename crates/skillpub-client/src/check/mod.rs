@@ -421,7 +421,7 @@ impl<T: Transport + Sync> Run<'_, T> {
             out.push(name, Finding::note(note));
         }
         out.push(name, Finding::skill_valid(CheckKind::SkillFrontmatter));
-        advise(out, name, &skill);
+        advise(out, name, &skill, self.client.deadline());
         let kind = CheckKind::SkillDescription;
         if skill.frontmatter.description() == entry.description {
             out.push(name, Finding::same_description(kind));
@@ -578,13 +578,20 @@ fn differences(get: &HeaderMap, head: &HeaderMap) -> Vec<String> {
 
 /// The authoring advice on a fetched skill, the rules of `skillpub lint`: its `SKILL.md` and
 /// the paths of its files (none for a `skill-md` entry, so a reference to another file is
-/// missing as served). One `ok` line stands for a skill without warnings.
-fn advise(out: &mut Lines, name: &str, skill: &FetchedSkill) {
+/// missing as served). One `ok` line stands for a skill without warnings. The advice stops at
+/// the run's deadline, as downloads do: its time grows with a text the server chose.
+fn advise(out: &mut Lines, name: &str, skill: &FetchedSkill, deadline: Option<Instant>) {
     let Ok(skill_md) = SkillMd::parse(skill.skill_md.clone(), Some(name)) else {
         return;
     };
     let files = skill.files.iter().map(|file| file.path.as_str());
-    let advice = skillpub_core::advise(&skill_md, files);
+    let advice = match deadline {
+        None => skillpub_core::advise(&skill_md, files),
+        Some(deadline) => match skillpub_core::advise_before(&skill_md, files, deadline) {
+            Ok(advice) => advice,
+            Err(error) => return out.push(name, Finding::advice_deadline(error)),
+        },
+    };
     if !advice
         .iter()
         .any(|advice| advice.severity() == Severity::Warning)

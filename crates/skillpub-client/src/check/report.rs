@@ -60,6 +60,9 @@ pub enum Cause {
     Skill(skillpub_core::Error),
     /// The core's authoring advice on a fetched `SKILL.md` (`skill.advice`).
     Advice(skillpub_core::Advice),
+    /// The deadline passed before the authoring advice on a fetched `SKILL.md` was complete
+    /// (`run.max-time`).
+    AdviceDeadline(skillpub_core::AdviceDeadline),
     /// Another reason a target or an artifact cannot be used.
     Client(ClientError),
 }
@@ -83,6 +86,7 @@ cause_from!(
     Unpack(UnpackError),
     Skill(skillpub_core::Error),
     Advice(skillpub_core::Advice),
+    AdviceDeadline(skillpub_core::AdviceDeadline),
     Client(ClientError)
 );
 

@@ -16,7 +16,7 @@
 //! below the table pick the code for each of its variants.
 
 use http::StatusCode;
-use skillpub_core::{Advice, Digest, ErrorKind, SCHEMA_URI, SKILL_MD, Severity};
+use skillpub_core::{Advice, AdviceDeadline, Digest, ErrorKind, SCHEMA_URI, SKILL_MD, Severity};
 use url::Url;
 
 use super::link::Malformed;
@@ -424,6 +424,14 @@ impl Finding {
         };
         let message = format!("{advice} [{}]", advice.code());
         Self::new(kind, status, message).because(advice)
+    }
+
+    /// The deadline passed while the authoring advice ran on a fetched `SKILL.md`: none of
+    /// it is given, and the run says so under `run.max-time`.
+    pub(super) fn advice_deadline(error: AdviceDeadline) -> Self {
+        let kind = CheckKind::RunMaxTime;
+        let message = format!("{error} (skillpub check --max-time); {SKILL_MD} got no advice");
+        Self::new(kind, kind.severity(), message).because(error)
     }
 
     /// A fetched artifact that cannot be used, other than for the skill's rules (the caller

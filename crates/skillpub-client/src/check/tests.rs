@@ -196,3 +196,46 @@ fn a_core_validation_problem_is_carried_through() {
     kinds.sort();
     assert_eq!(kinds, [CheckKind::SkillFrontmatter, CheckKind::SkillName]);
 }
+
+#[test]
+fn advice_past_the_deadline_is_one_max_time_line_and_no_advice() {
+    let text = "---\nname: greeting\ndescription: Greets.\n---\nSee [a](references/a.md).\n";
+    let skill_md = SkillMd::parse(text, Some("greeting")).unwrap();
+    let url = Url::parse("https://example.com/greeting/SKILL.md").unwrap();
+    let skill = FetchedSkill {
+        response: Fetched {
+            url,
+            status: StatusCode::OK,
+            headers: HeaderMap::new(),
+            body: text.into(),
+            encoded_digest: None,
+        },
+        frontmatter: skill_md.into_frontmatter(),
+        skill_md: text.into(),
+        files: Vec::new(),
+        notes: Vec::new(),
+    };
+    let lines = |deadline| {
+        let mut out = Lines::default();
+        advise(&mut out, "greeting", &skill, deadline);
+        out.0
+    };
+    let later = Instant::now() + std::time::Duration::from_secs(3600);
+    let codes = |checks: Vec<Check>| -> Vec<&'static str> {
+        checks.iter().map(|check| check.kind.code()).collect()
+    };
+    assert_eq!(codes(lines(None)), ["skill.advice"; 3]);
+    assert_eq!(codes(lines(Some(later))), codes(lines(None)));
+    let stopped = lines(Some(Instant::now()));
+    assert_eq!(codes(stopped.clone()), ["run.max-time"]);
+    assert_eq!(stopped[0].status, Status::Fail);
+    assert!(
+        matches!(stopped[0].cause, Some(Cause::AdviceDeadline(_))),
+        "{:?}",
+        stopped[0]
+    );
+    assert_eq!(
+        stopped[0].message,
+        "the authoring advice was not complete at the deadline (it stopped at description.no-trigger); allow more time (skillpub check --max-time); SKILL.md got no advice"
+    );
+}

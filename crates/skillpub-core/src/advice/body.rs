@@ -90,9 +90,14 @@ pub(super) fn too_long(input: &Input<'_>) -> Option<Advice> {
     })
 }
 
-/// `body.token-budget`: the body is estimated over [`MAX_BODY_TOKENS`].
+/// `body.token-budget`: the body is estimated over [`MAX_BODY_TOKENS`]. A line end is white
+/// space, which ends a word and counts nothing, so the body is counted line by line.
 pub(super) fn token_budget(input: &Input<'_>) -> Option<Advice> {
-    let tokens = estimate_tokens(input.body.text());
+    let tokens: usize = input
+        .body
+        .lines(&input.clock)
+        .map(|(line, _)| estimate_tokens(line))
+        .sum();
     (tokens > MAX_BODY_TOKENS).then(|| {
         Advice::new(
             AdviceRule::BodyTokenBudget,

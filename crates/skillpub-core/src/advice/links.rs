@@ -15,8 +15,14 @@ use regex::Regex;
 use super::markdown::code_spans;
 use super::{Advice, AdviceRule, Input};
 
+#[cfg(test)]
+mod quadratic;
+
+/// `[text](target "title")`. The text may hold brackets one deep, and an angle-bracket
+/// target no `<`, as CommonMark says: a bracket or a `<` that may hold more of them would let
+/// an unclosed one read to the end of its line for every link after it, in quadratic time.
 static INLINE_LINK: LazyLock<Regex> = lazy_regex!(
-    r#"(!?)\[((?:[^\[\]\n]|\[[^\]\n]*\])*)\]\(\s*(<[^>\n]*>|[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)(?:\s+(?:"[^"]*"|'[^']*'|\([^)]*\)))?\s*\)"#
+    r#"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*(<[^<>\n]*>|[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)(?:\s+(?:"[^"]*"|'[^']*'|\([^)]*\)))?\s*\)"#
 );
 /// `[label]: target`, not a footnote (`[^1]: text`).
 static REFERENCE_DEFINITION: LazyLock<Regex> =
@@ -105,55 +111,175 @@ impl Resolution {
     }
 }
 
-/// The paths of a skill's files (`SKILL.md` included) and of the folders that hold them.
+/// The paths of a skill's files (`SKILL.md` included), and through them the folders that
+/// hold them, read in time linear in the paths: a folder is a path's prefix before a `/`,
+/// and no folder is copied (1,000 paths of 4 KiB, 2,000 folders deep each, would be 4 GB
+/// of them).
 #[derive(Debug, Default)]
 pub(super) struct Files {
-    paths: BTreeSet<String>,
-    folders: BTreeSet<String>,
+    /// Sorted, without duplicates.
+    paths: Vec<String>,
+    /// Each path in lowercase with its index in `paths`, sorted.
+    lowercase: Vec<(String, usize)>,
+    /// `least[level][at]`: the smallest index in `paths` of the `2^level` entries of
+    /// `lowercase` from `at`, so that the first path of any run of them is found at once.
+    least: Vec<Vec<usize>>,
 }
 
 impl Files {
     pub(super) fn new(paths: impl IntoIterator<Item = String>) -> Self {
-        let paths: BTreeSet<String> = paths.into_iter().collect();
-        let folders = paths
-            .iter()
-            .flat_map(|path| path.match_indices('/').map(|(at, _)| path[..at].to_owned()))
+        let paths: Vec<String> = paths
+            .into_iter()
+            .collect::<BTreeSet<String>>()
+            .into_iter()
             .collect();
-        Self { paths, folders }
+        let mut lowercase: Vec<(String, usize)> = paths
+            .iter()
+            .enumerate()
+            .map(|(index, path)| (path.to_lowercase(), index))
+            .collect();
+        lowercase.sort_unstable();
+        let mut least = vec![
+            lowercase
+                .iter()
+                .map(|&(_, index)| index)
+                .collect::<Vec<_>>(),
+        ];
+        while 1 << least.len() <= lowercase.len() {
+            let width = 1 << (least.len() - 1);
+            let below = &least[least.len() - 1];
+            let level = (0..below.len() - width)
+                .map(|at| below[at].min(below[at + width]))
+                .collect();
+            least.push(level);
+        }
+        Self {
+            paths,
+            lowercase,
+            least,
+        }
     }
 
     /// How many files are under `folder/`.
     pub(super) fn count_under(&self, folder: &str) -> usize {
-        self.paths
-            .iter()
-            .filter(|path| {
-                path.strip_prefix(folder)
-                    .is_some_and(|rest| rest.starts_with('/'))
-            })
-            .count()
+        self.under(folder).len()
+    }
+
+    /// The paths under `folder/`, which sort together.
+    fn under(&self, folder: &str) -> &[String] {
+        let prefix = format!("{folder}/");
+        let first = self
+            .paths
+            .partition_point(|path| path.as_str() < prefix.as_str());
+        let after = &self.paths[first..];
+        &after[..after.partition_point(|path| path.starts_with(&prefix))]
     }
 
     fn contains(&self, path: &str) -> bool {
-        self.paths.contains(path) || self.folders.contains(path)
+        self.paths
+            .binary_search_by(|p| p.as_str().cmp(path))
+            .is_ok()
+            || self.has_folder(path)
     }
 
     fn has_folder(&self, folder: &str) -> bool {
-        self.folders.contains(folder)
+        !self.under(folder).is_empty()
     }
 
-    /// A file or folder whose path differs from `path` only in letter case.
+    /// A file or folder whose path differs from `path` only in letter case: the first file
+    /// in sorted order, else the first folder.
     fn ignoring_case(&self, path: &str) -> Option<&str> {
-        self.paths
-            .iter()
-            .chain(&self.folders)
-            .find(|candidate| candidate.to_lowercase() == path.to_lowercase())
-            .map(String::as_str)
+        let lowercase = path.to_lowercase();
+        let file = self.first_of(|entry| entry.cmp(&lowercase));
+        if let Some(index) = file {
+            return Some(&self.paths[index]);
+        }
+        // Lowercase keeps every `/`, so a folder's path in lowercase is its files' paths in
+        // lowercase up to the same `/`; two folders equal in lowercase are no prefix of each
+        // other, so the first folder holds the first of those files.
+        let prefix = format!("{lowercase}/");
+        let index = self.first_of(|entry| {
+            if entry.starts_with(&prefix) {
+                std::cmp::Ordering::Equal
+            } else {
+                entry.cmp(&prefix)
+            }
+        })?;
+        let file = &self.paths[index];
+        let depth = lowercase.matches('/').count();
+        let end = file.match_indices('/').nth(depth).map(|(at, _)| at)?;
+        Some(&file[..end])
     }
+
+    /// The first path in sorted order whose lowercase `order` finds equal, where the
+    /// lowercase paths it finds equal sort together.
+    fn first_of(&self, order: impl Fn(&str) -> std::cmp::Ordering) -> Option<usize> {
+        let start = self
+            .lowercase
+            .partition_point(|(entry, _)| order(entry).is_lt());
+        let end = self
+            .lowercase
+            .partition_point(|(entry, _)| order(entry).is_le());
+        let length = end.checked_sub(start).filter(|&length| length > 0)?;
+        let level = length.ilog2() as usize;
+        let width = 1 << level;
+        Some(self.least[level][start].min(self.least[level][end - width]))
+    }
+}
+
+/// The text before a path in code, on its line, which says whether the path is an example
+/// or a script run by an interpreter: for a path in a code span, the line before the span
+/// and the span before the path, the span's backticks left out; for a path in fenced code,
+/// the line before it.
+///
+/// Whether it holds an example is known in constant time from the first example of the
+/// line and of the span, found once for all their paths: an example is at most
+/// [`EXAMPLE_LENGTH`] bytes, so an example that ends before them holds for every later path,
+/// and one that ends at the path lies in the last [`EXAMPLE_LENGTH`] bytes.
+struct Before<'a> {
+    /// The text, as one string.
+    text: &'a str,
+    /// An example of the line or the span ends before the end of `text`, so `text` holds it
+    /// whatever follows.
+    example_before: bool,
+    /// Where the examples that `example_before` does not cover may start: at most
+    /// [`EXAMPLE_LENGTH`] bytes before the end of `text`.
+    window: usize,
+}
+
+impl Before<'_> {
+    fn has_example(&self) -> bool {
+        self.example_before || EXAMPLE.is_match_at(self.text, self.window)
+    }
+
+    /// The interpreter pattern is anchored at the end, so the regex crate reads the text
+    /// backwards from its end, only as far as an interpreter's command line could reach.
+    fn ends_in_interpreter(&self) -> bool {
+        INTERPRETER.is_match(self.text)
+    }
+}
+
+/// The longest match of [`EXAMPLE`] in bytes ("for instance" with `ſ`, which folds to `s`),
+/// checked by `the_longest_example_is_known`.
+const EXAMPLE_LENGTH: usize = 13;
+
+/// The end of the first example in `text` from `start`, looking behind `start` for word
+/// boundaries.
+fn first_example_end(text: &str, start: usize) -> Option<usize> {
+    EXAMPLE.find_at(text, start).map(|found| found.end())
+}
+
+/// The largest character boundary of `text` at or before `at`.
+fn boundary_before(text: &str, at: usize) -> usize {
+    (0..=at.min(text.len()))
+        .rev()
+        .find(|&at| text.is_char_boundary(at))
+        .unwrap_or(0)
 }
 
 /// Every reference of the body, in the order: links, code spans, fenced code.
 fn references<'a>(input: &'a Input<'_>) -> Vec<Reference<'a>> {
-    let body = &input.body;
+    let (body, clock) = (&input.body, &input.clock);
     let prose = body.prose();
     let mut found = Vec::new();
     for (pattern, group) in [
@@ -161,7 +287,7 @@ fn references<'a>(input: &'a Input<'_>) -> Vec<Reference<'a>> {
         (&REFERENCE_DEFINITION, 1),
         (&HTML_LINK, 1),
     ] {
-        for link in pattern.captures_iter(prose) {
+        for link in clock.captures(pattern, prose) {
             if let Some(target) = link.get(group) {
                 found.push(Reference {
                     kind: Kind::Link,
@@ -172,35 +298,65 @@ fn references<'a>(input: &'a Input<'_>) -> Vec<Reference<'a>> {
         }
     }
     let mut line_start = 0;
-    for line in prose.split('\n') {
-        for (start, content) in code_spans(line) {
-            for word in WORD.find_iter(&line[content.clone()]) {
+    // The line up to the current span, then the span's content: built once per line, so
+    // each byte is copied at most twice.
+    let mut before = String::new();
+    for line in clock.bounded(prose.split('\n'), |line| line.len() + 1) {
+        let spans = code_spans(line);
+        let line_example = (!spans.is_empty()).then(|| first_example_end(line, 0));
+        before.clear();
+        let mut copied = 0;
+        for (start, content) in clock.bounded(spans.into_iter(), |(_, content)| content.len()) {
+            before.truncate(copied);
+            before.push_str(&line[copied..start]);
+            copied = start;
+            before.push_str(&line[content.clone()]);
+            let window = boundary_before(&before, start.saturating_sub(EXAMPLE_LENGTH));
+            let span_example = first_example_end(&before, window);
+            let example_before_span = line_example.flatten().is_some_and(|end| end < start);
+            for word in clock.matches(&WORD, &line[content.clone()]) {
                 let part = word
                     .as_str()
                     .trim_matches(['\'', '"', ',', ';', ':', '(', ')']);
                 if !part.contains('/') || LINE_NUMBER.is_match(part) {
                     continue;
                 }
-                let at = content.start + word.start();
-                let before = format!("{}{}", &line[..start], &line[content.start..at]);
-                if is_skill_path(part, &before, &input.files) {
+                let end = start + word.start();
+                let context = Before {
+                    text: &before[..end],
+                    example_before: example_before_span
+                        || span_example.is_some_and(|example| example < end),
+                    window: window
+                        .max(boundary_before(&before, end.saturating_sub(EXAMPLE_LENGTH))),
+                };
+                if is_skill_path(part, &context, &input.files) {
                     found.push(Reference {
                         kind: Kind::CodeSpan,
                         target: part,
-                        line: body.line_of(line_start + at),
+                        line: body.line_of(line_start + content.start + word.start()),
                     });
                 }
             }
         }
         line_start += line.len() + 1;
     }
-    for (number, line) in body.code_lines().filter(|(_, line)| line.contains('/')) {
-        for token in PATH_TOKEN.captures_iter(line) {
+    for (number, line) in body
+        .code_lines(clock)
+        .filter(|(_, line)| line.contains('/'))
+    {
+        let line_example = first_example_end(line, 0);
+        for token in clock.captures(&PATH_TOKEN, line) {
             let Some(path) = token.get(1) else { continue };
             let after = &line[path.end()..];
             let cites_a_line =
                 after.starts_with(':') && after[1..].starts_with(|c: char| c.is_ascii_digit());
-            if !cites_a_line && is_skill_path(path.as_str(), &line[..path.start()], &input.files) {
+            let at = path.start();
+            let context = Before {
+                text: &line[..at],
+                example_before: line_example.is_some_and(|end| end < at),
+                window: boundary_before(line, at.saturating_sub(EXAMPLE_LENGTH)),
+            };
+            if !cites_a_line && is_skill_path(path.as_str(), &context, &input.files) {
                 found.push(Reference {
                     kind: Kind::CodeBlock,
                     target: path.as_str(),
@@ -217,7 +373,7 @@ fn references<'a>(input: &'a Input<'_>) -> Vec<Reference<'a>> {
 /// placeholder or an example, and start with the skill's folder variable, a folder the skill
 /// has, or be a script run by an interpreter (`python scripts/x.py`). `../` paths count
 /// when they name a file or folder, unless they lead into the machine's system folders.
-fn is_skill_path(token: &str, before: &str, files: &Files) -> bool {
+fn is_skill_path(token: &str, before: &Before<'_>, files: &Files) -> bool {
     let raw = token.trim();
     if !raw.contains('/') {
         return false;
@@ -230,20 +386,16 @@ fn is_skill_path(token: &str, before: &str, files: &Files) -> bool {
     let names_a_file = FILE_EXTENSION.is_match(&path) || path.ends_with('/');
     if path.starts_with("../") {
         let rest = path.trim_start_matches("../");
-        return !SYSTEM_FOLDER.is_match(rest) && names_a_file && !EXAMPLE.is_match(before);
+        return !SYSTEM_FOLDER.is_match(rest) && names_a_file && !before.has_example();
     }
     let path = path.strip_prefix("./").unwrap_or(&path);
     let Some((first, rest)) = path.split_once('/') else {
         return false;
     };
-    if rest.is_empty()
-        || !names_a_file
-        || PLACEHOLDER_NAME.is_match(path)
-        || EXAMPLE.is_match(before)
-    {
+    if rest.is_empty() || !names_a_file || PLACEHOLDER_NAME.is_match(path) || before.has_example() {
         return false;
     }
-    anchored || files.has_folder(first) || (first == "scripts" && INTERPRETER.is_match(before))
+    anchored || files.has_folder(first) || (first == "scripts" && before.ends_in_interpreter())
 }
 
 /// Where a reference leads.
@@ -385,13 +537,15 @@ fn once_per_target(
     let mut references = references(input);
     references.sort_by_key(|reference| reference.line);
     let mut seen = BTreeSet::new();
-    references
-        .into_iter()
+    input
+        .clock
+        .bounded(references.into_iter(), |reference| reference.target.len())
         .filter_map(|reference| {
             let resolution = resolve(reference.target, &input.files);
+            let path = resolution.path().filter(|path| !seen.contains(*path))?;
             let advice = judge(&reference, &resolution)?;
-            let path = resolution.path()?.to_owned();
-            seen.insert(path).then_some(advice)
+            seen.insert(path.to_owned());
+            Some(advice)
         })
         .collect()
 }
@@ -603,6 +757,12 @@ mod tests {
             1,
             "the code span needs a folder the skill has: {found:?}"
         );
+    }
+
+    #[test]
+    fn the_longest_example_is_known() {
+        let pattern = regex_syntax::parse(EXAMPLE.as_str()).unwrap();
+        assert_eq!(pattern.properties().maximum_len(), Some(EXAMPLE_LENGTH));
     }
 
     #[test]

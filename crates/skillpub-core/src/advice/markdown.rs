@@ -2,10 +2,13 @@
 //! HTML comments, headings, bold labels and code spans. Nothing is rendered; every position
 //! maps back to its line in the `SKILL.md`.
 
+use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::Regex;
+
+use super::clock::Clock;
 
 /// The body of a `SKILL.md` (everything after the frontmatter), split into prose and code.
 #[derive(Debug)]
@@ -56,14 +59,22 @@ impl Markdown {
         &self.prose
     }
 
-    /// Each line with whether it is fenced code.
-    pub(super) fn lines(&self) -> impl Iterator<Item = (&str, bool)> {
-        self.text.split('\n').zip(self.code.iter().copied())
+    /// Each line with whether it is fenced code, until the deadline.
+    pub(super) fn lines<'a: 'c, 'c>(
+        &'a self,
+        clock: &'c Clock,
+    ) -> impl Iterator<Item = (&'a str, bool)> + 'c {
+        let lines = self.text.split('\n').zip(self.code.iter().copied());
+        clock.bounded(lines, |(line, _)| line.len() + 1)
     }
 
-    /// The lines of fenced code (fences included), with their line in the `SKILL.md`.
-    pub(super) fn code_lines(&self) -> impl Iterator<Item = (u64, &str)> {
-        self.lines()
+    /// The lines of fenced code (fences included), with their line in the `SKILL.md`, until
+    /// the deadline.
+    pub(super) fn code_lines<'a: 'c, 'c>(
+        &'a self,
+        clock: &'c Clock,
+    ) -> impl Iterator<Item = (u64, &'a str)> + 'c {
+        self.lines(clock)
             .zip(self.first_line..)
             .filter_map(|((line, code), number)| code.then_some((number, line)))
     }
@@ -75,14 +86,14 @@ impl Markdown {
     }
 
     /// The ATX (`# Title`) and setext (`Title` over `===` or `---`) headings outside code, as
-    /// (level, text).
-    pub(super) fn headings(&self) -> Vec<(usize, &str)> {
+    /// (level, text), until the deadline.
+    pub(super) fn headings(&self, clock: &Clock) -> Vec<(usize, &str)> {
         static ATX: LazyLock<Regex> = lazy_regex!(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$");
         static UNDERLINE: LazyLock<Regex> = lazy_regex!(r"^ {0,3}(=+|-+)[ \t]*$");
         static LIST_ITEM: LazyLock<Regex> = lazy_regex!(r"^\s*[-*+]\s");
         let mut headings = Vec::new();
         let mut previous: Option<&str> = None;
-        for (line, code) in self.lines() {
+        for (line, code) in self.lines(clock) {
             if code {
                 previous = None;
                 continue;
@@ -111,14 +122,14 @@ impl Markdown {
     /// The labels that stand in for headings outside code: a line that is only a bold label
     /// (`**Output**`, `**Errors:**`), or a paragraph or list item that opens with a bold label
     /// and a colon (`**Errors:** ...`, `- **Rate limits**: ...`). Bold words in running text
-    /// or in lists of names are not labels.
-    pub(super) fn bold_labels(&self) -> Vec<&str> {
+    /// or in lists of names are not labels. Until the deadline.
+    pub(super) fn bold_labels(&self, clock: &Clock) -> Vec<&str> {
         static ALONE: LazyLock<Regex> =
             lazy_regex!(r"^\s*(?:\*\*|__)([^*_\n]{2,60}?)(?:\*\*|__)\s*:?\s*$");
         static LEADING: LazyLock<Regex> = lazy_regex!(
             r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\*\*|__)([^*_\n]{2,60}?)(?::(?:\*\*|__)|(?:\*\*|__)\s*:)",
         );
-        self.lines()
+        self.lines(clock)
             .filter(|(_, code)| !code)
             .filter_map(|(line, _)| ALONE.captures(line).or_else(|| LEADING.captures(line)))
             .filter_map(|label| label.get(1))
@@ -192,7 +203,7 @@ fn blank_comments(text: &str) -> String {
 
 /// The code spans of one line, as (byte offset of the opening backticks, byte range of the
 /// content): a run of N backticks opens a span that the next run of exactly N closes; a run
-/// that nothing closes is text.
+/// that nothing closes is text. One pass finds, for each run, the next run of its length.
 pub(super) fn code_spans(line: &str) -> Vec<(usize, Range<usize>)> {
     let mut runs = Vec::new();
     let bytes = line.as_bytes();
@@ -208,15 +219,19 @@ pub(super) fn code_spans(line: &str) -> Vec<(usize, Range<usize>)> {
             at += 1;
         }
     }
+    let mut closing = vec![None; runs.len()];
+    let mut next_of_length: HashMap<usize, usize> = HashMap::new();
+    for (index, &(_, length)) in runs.iter().enumerate().rev() {
+        closing[index] = next_of_length.insert(length, index);
+    }
     let mut spans = Vec::new();
     let mut next = 0;
     while next < runs.len() {
         let (start, length) = runs[next];
-        match runs[next + 1..].iter().position(|&(_, l)| l == length) {
-            Some(offset) => {
-                let (close, _) = runs[next + 1 + offset];
-                spans.push((start, start + length..close));
-                next += offset + 2;
+        match closing[next] {
+            Some(close) => {
+                spans.push((start, start + length..runs[close].0));
+                next = close + 1;
             }
             None => next += 1,
         }
@@ -260,7 +275,7 @@ mod tests {
     fn fenced_code_follows_commonmark() {
         let body = "a\n```sh\nb\n```\nc\n~~~~\n```\n~~~\nd\n~~~~\ne\n``` x`y\nf\n````\ng\n```\nh";
         let md = markdown(body);
-        let flags: Vec<(&str, bool)> = md.lines().collect();
+        let flags: Vec<(&str, bool)> = md.lines(&Clock::unlimited()).collect();
         assert_eq!(
             flags,
             [
@@ -303,7 +318,7 @@ mod tests {
     fn headings_are_atx_or_setext_outside_code() {
         let body = "# Title #\n\n## When to use\nText\n===\n- item\n---\n```\n# not\n```\n####### seven\n#tag\nEnd\n---";
         assert_eq!(
-            markdown(body).headings(),
+            markdown(body).headings(&Clock::unlimited()),
             [(1, "Title"), (2, "When to use"), (1, "Text"), (2, "End")]
         );
     }
@@ -312,7 +327,7 @@ mod tests {
     fn bold_labels_are_alone_or_lead_with_a_colon() {
         let body = "**Output**\n- **Rate limits**: 10/s\n**Errors:** none\n1. __Scope__ :\nSee **this** and that\n- **Tasks** → list\n```\n**Code**\n```";
         assert_eq!(
-            markdown(body).bold_labels(),
+            markdown(body).bold_labels(&Clock::unlimited()),
             ["Output", "Rate limits", "Errors", "Scope"]
         );
     }

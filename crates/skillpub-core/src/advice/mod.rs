@@ -17,15 +17,19 @@ macro_rules! lazy_regex {
 }
 
 mod body;
+mod clock;
 mod description;
 mod links;
 mod markdown;
 mod platform;
+#[cfg(test)]
+mod scaling;
 mod sections;
 #[cfg(test)]
 mod tests;
 
 use std::fmt;
+use std::time::Instant;
 
 use serde_json::Value;
 
@@ -34,6 +38,7 @@ pub use sections::Section;
 
 use crate::frontmatter;
 use crate::skill_md::SkillMd;
+use clock::Clock;
 use links::Files;
 use markdown::{Markdown, collapse_whitespace};
 
@@ -292,12 +297,98 @@ where
     I: IntoIterator,
     I::Item: AsRef<str>,
 {
-    let input = Input::new(skill_md, files);
+    let input = Input::new(skill_md, files, Clock::unlimited());
     let mut advice = Vec::new();
     for rule in AdviceRule::ALL {
         rule.check(&input, &mut advice);
     }
     advice
+}
+
+/// The authoring advice of [`advise`], given only if it is complete by `deadline`: what
+/// `skillpub check --max-time` runs on a fetched `SKILL.md`, whose size its server chose.
+///
+/// Every rule takes time linear in the `SKILL.md` and its file list, and reads the clock as
+/// it goes (once per 64 KiB of text read): after the deadline the run stops within about the
+/// time of one search of one pattern over one line (or, for the few patterns that span
+/// lines, over the body), and gives no advice at all, since part of it could mislead.
+///
+/// # Errors
+///
+/// [`AdviceDeadline`] when the deadline passes first, with the rule that was running.
+///
+/// # Example
+///
+/// ```
+/// use std::time::{Duration, Instant};
+/// use skillpub_core::{AdviceRule, SkillMd, advise_before};
+///
+/// let skill_md = SkillMd::parse(
+///     "---\nname: pdf\ndescription: Extracts the text and tables of PDF files.\n---\nSee [forms](references/forms.md).\n",
+///     None,
+/// )?;
+/// let later = Instant::now() + Duration::from_secs(60);
+/// assert_eq!(advise_before(&skill_md, ["scripts/extract.py"], later).unwrap().len(), 3);
+/// let passed = advise_before(&skill_md, [""; 0], Instant::now()).unwrap_err();
+/// assert_eq!(passed.rule(), AdviceRule::ALL[0]);
+/// # Ok::<(), skillpub_core::Errors>(())
+/// ```
+pub fn advise_before<I>(
+    skill_md: &SkillMd,
+    files: I,
+    deadline: Instant,
+) -> Result<Vec<Advice>, AdviceDeadline>
+where
+    I: IntoIterator,
+    I::Item: AsRef<str>,
+{
+    let clock = Clock::until(deadline);
+    if clock.passed_now() {
+        return Err(AdviceDeadline(AdviceRule::ALL[0]));
+    }
+    let input = Input::new(skill_md, files, clock);
+    let mut advice = Vec::new();
+    for rule in AdviceRule::ALL {
+        if input.clock.passed_now() {
+            return Err(AdviceDeadline(*rule));
+        }
+        rule.check(&input, &mut advice);
+        if input.clock.passed_now() {
+            return Err(AdviceDeadline(*rule));
+        }
+    }
+    Ok(advice)
+}
+
+/// The deadline of [`advise_before`] passed before the advice was complete.
+///
+/// # Example
+///
+/// ```
+/// use std::time::Instant;
+/// use skillpub_core::{SkillMd, advise_before};
+///
+/// let skill_md = SkillMd::parse("---\nname: pdf\ndescription: Reads PDFs.\n---\n", None)?;
+/// let passed = advise_before(&skill_md, [""; 0], Instant::now()).unwrap_err();
+/// assert_eq!(
+///     passed.to_string(),
+///     "the authoring advice was not complete at the deadline (it stopped at description.no-trigger); allow more time"
+/// );
+/// # Ok::<(), skillpub_core::Errors>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the authoring advice was not complete at the deadline (it stopped at {0}); allow more time"
+)]
+pub struct AdviceDeadline(AdviceRule);
+
+impl AdviceDeadline {
+    /// The rule that was running when the deadline passed, or the first when it had passed
+    /// before the advice began.
+    #[must_use]
+    pub fn rule(&self) -> AdviceRule {
+        self.0
+    }
 }
 
 /// What the rules read, prepared once.
@@ -316,10 +407,12 @@ struct Input<'a> {
     lines: usize,
     body: Markdown,
     files: Files,
+    /// The deadline of the run, which every loop over the body reads.
+    clock: Clock,
 }
 
 impl<'a> Input<'a> {
-    fn new<I>(skill_md: &'a SkillMd, files: I) -> Self
+    fn new<I>(skill_md: &'a SkillMd, files: I, clock: Clock) -> Self
     where
         I: IntoIterator,
         I::Item: AsRef<str>,
@@ -355,6 +448,7 @@ impl<'a> Input<'a> {
             lines: body::line_count(text),
             body: Markdown::new(body, body_line),
             files,
+            clock,
         }
     }
 }

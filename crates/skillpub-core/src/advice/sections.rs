@@ -170,7 +170,8 @@ impl Evidence {
     fn of(input: &Input<'_>) -> Self {
         let body = input.body.text();
         let mut evidence = Self::default();
-        for endpoint in ENDPOINT.captures_iter(body) {
+        let clock = &input.clock;
+        for endpoint in clock.captures(&ENDPOINT, body) {
             let path = &endpoint[2];
             if (path.starts_with("http") && LOCAL_OR_PLACEHOLDER.is_match(path)) || path.len() < 2 {
                 continue;
@@ -180,9 +181,9 @@ impl Evidence {
                 .endpoints
                 .insert((endpoint[1].to_owned(), path.to_owned()));
         }
-        for call in COMMAND_CALL
-            .captures_iter(body)
-            .chain(CLIENT_CALL.captures_iter(body))
+        for call in clock
+            .captures(&COMMAND_CALL, body)
+            .chain(clock.captures(&CLIENT_CALL, body))
         {
             let url = &call[1];
             if !LOCAL_OR_PLACEHOLDER.is_match(url) && !NOT_A_CALL.is_match(url) {
@@ -190,8 +191,8 @@ impl Evidence {
                 evidence.requests.insert(url.to_owned());
             }
         }
-        evidence.base_url = BASE_URL
-            .captures_iter(input.body.prose())
+        evidence.base_url = clock
+            .captures(&BASE_URL, input.body.prose())
             .map(|base| base[1].to_owned())
             .find(|url| !LOOPBACK.is_match(url));
         let explicit: Vec<String> = evidence
@@ -252,7 +253,7 @@ impl Evidence {
 /// `body.missing-section`: for a skill that calls a site or an API, the sections of the
 /// guide that no heading or bold label names.
 pub(super) fn missing_section(input: &Input<'_>) -> Option<Advice> {
-    let headings = input.body.headings();
+    let headings = input.body.headings(&input.clock);
     let title = headings
         .iter()
         .find(|(level, _)| *level == 1)
@@ -269,7 +270,7 @@ pub(super) fn missing_section(input: &Input<'_>) -> Option<Advice> {
     let labels: Vec<&str> = headings
         .iter()
         .map(|(_, text)| *text)
-        .chain(input.body.bold_labels())
+        .chain(input.body.bold_labels(&input.clock))
         .collect();
     let missing: Vec<&str> = Section::ALL
         .into_iter()

@@ -18,18 +18,26 @@ fn text(description: &str, body: &str) -> String {
 
 /// The input of a skill `pdf-tools` with this description, a title and no files.
 pub(super) fn input_with_description(description: &str) -> Input<'static> {
-    Input::new(skill_md(text(description, "# PDF tools\n")), [""; 0])
+    Input::new(
+        skill_md(text(description, "# PDF tools\n")),
+        [""; 0],
+        Clock::unlimited(),
+    )
 }
 
 /// The input of a skill `pdf-tools` with this description and body, and no files.
 pub(super) fn input_with_body(description: &str, body: &str) -> Input<'static> {
-    Input::new(skill_md(text(description, body)), [""; 0])
+    Input::new(
+        skill_md(text(description, body)),
+        [""; 0],
+        Clock::unlimited(),
+    )
 }
 
 /// The input of a skill `pdf-tools` with this body, starting on line 5, and these files.
 pub(super) fn input_with_files(body: &str, files: &[&str]) -> Input<'static> {
     let description = "Extracts PDF tables. Use when a user asks for the tables of a PDF.";
-    Input::new(skill_md(text(description, body)), files)
+    Input::new(skill_md(text(description, body)), files, Clock::unlimited())
 }
 
 /// The codes of the advice on a `SKILL.md` and its files.
