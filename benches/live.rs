@@ -5,7 +5,7 @@
 //!
 //! ```sh
 //! cargo bench --bench live --features mcp
-//! # briefly, as the README's figures were measured:
+//! # briefly, as the figures in BENCHMARKS.md were measured:
 //! cargo bench --bench live --features mcp -- --warm-up-time 1 --measurement-time 3
 //! ```
 

@@ -21,7 +21,7 @@ const OPEN_FILES: usize = 256;
 /// 1,024 files a test process commonly gets.
 const FLOOD: usize = 800;
 
-/// The bound the README states for a request sent during the flood.
+/// The bound BENCHMARKS.md states for a request sent during the flood.
 const ANSWERED_WITHIN: Duration = Duration::from_secs(1);
 
 /// The admin token the live demo is started with.

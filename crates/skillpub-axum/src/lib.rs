@@ -29,8 +29,9 @@
 //! [`LiveCatalog`](skillpub_core::LiveCatalog) holds at each moment: each catalog's answers are
 //! prepared before it is swapped in, and each request is answered from one catalog.
 //! [`RouterBuilder::hosts`] serves one catalog per `Host` ([`Hosts`]: an exact map and an
-//! optional default; any other host gets the `404` of the policy). The README's "Live catalogs"
-//! section has the figures.
+//! optional default; any other host gets the `404` of the policy). What a live router costs
+//! per request and per swap is in
+//! [BENCHMARKS.md](https://github.com/skillpub/skillpub/blob/main/BENCHMARKS.md#live-catalogs).
 //!
 //! # HTTP policy
 //!
@@ -64,6 +65,10 @@
 //! # }
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(run()).unwrap();
 //! ```
+//!
+//! # Deploying
+//!
+#![doc = include_str!("docs/deploy.md")]
 //!
 //! # Crate features
 //!

@@ -28,6 +28,10 @@
 //! and loopback browser origins by default, your public host names and origins when serving
 //! publicly.
 //!
+//! # Serving it, and reading it
+//!
+#![doc = include_str!("docs/serving.md")]
+//!
 //! # Methods
 //!
 #![doc = include_str!("docs/methods.md")]

@@ -33,8 +33,9 @@
 //! # }
 //! ```
 //!
-//! For a server of your own without this crate, see "Running it in production" in the README:
-//! hyper's HTTP/1.1 builder has a header timeout that `axum::serve` does not set.
+//! # A server of your own
+//!
+#![doc = include_str!("../docs/serve-yourself.md")]
 
 mod accept;
 mod activity;
