@@ -8,6 +8,8 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
@@ -15,8 +17,10 @@ use axum::Router;
 use axum::body::Body;
 use axum::routing::{get, post};
 use bytes::Bytes;
+use http::StatusCode;
 use http::header::CONTENT_TYPE;
 use http_body::Frame;
+use http_body_util::BodyExt;
 use skillpub_axum::serve::{MIN_BODY_BUDGET, Serve, ServeError};
 use skillpub_testkit::{
     Response, closed_within, finish_response, read_response, request_with_body, send_get,
@@ -30,6 +34,9 @@ use tokio::time::{Instant, Sleep, sleep, timeout};
 
 /// Slack allowed on top of a timeout for the machine to get round to closing the connection.
 const SLACK: Duration = Duration::from_secs(2);
+
+/// How long a test waits for a condition it polls: far longer than it takes (liveness only).
+const LIVENESS: Duration = Duration::from_secs(30);
 
 /// The size of `/large`: more than the kernel buffers at both ends hold, so that the response
 /// stays in hyper's hands while the client does not read.
@@ -71,7 +78,8 @@ impl http_body::Body for Drip {
     }
 }
 
-fn app() -> Router {
+/// The test app; `/upload` adds the body bytes it reads to `received`.
+fn app(received: Arc<AtomicUsize>) -> Router {
     Router::new()
         .route("/", get(|| async { "hello" }))
         // Three ticks 400 ms apart, after 400 ms of thought: longer gaps than the timeouts.
@@ -91,9 +99,27 @@ fn app() -> Router {
             get(|| async { Drip::body(20, Duration::from_millis(300)) }),
         )
         .route("/large", get(|| async { vec![b'x'; LARGE] }))
+        // Counts the bytes of its body as they reach it, in `received`.
         .route(
             "/upload",
-            post(|body: Bytes| async move { body.len().to_string() }),
+            post(move |request: axum::extract::Request| {
+                let received = Arc::clone(&received);
+                async move {
+                    let mut body = request.into_body();
+                    let mut length = 0;
+                    while let Some(frame) = body.frame().await {
+                        match frame {
+                            Ok(frame) => {
+                                let bytes = frame.into_data().map_or(0, |data| data.len());
+                                length += bytes;
+                                received.fetch_add(bytes, Ordering::AcqRel);
+                            }
+                            Err(error) => return (StatusCode::BAD_REQUEST, error.to_string()),
+                        }
+                    }
+                    (StatusCode::OK, length.to_string())
+                }
+            }),
         )
         // Thinks for 800 ms before it reads the body: longer than the body timeouts below.
         .route(
@@ -149,6 +175,8 @@ async fn upload_in_part(addr: SocketAddr, length: usize, sent: usize) -> TcpStre
 /// A server on a free port of 127.0.0.1, stopped by [`Running::stop`] or aborted when dropped.
 struct Running {
     addr: SocketAddr,
+    /// The body bytes `/upload` has read.
+    received: Arc<AtomicUsize>,
     stop: Option<oneshot::Sender<()>>,
     task: JoinHandle<Result<(), ServeError>>,
 }
@@ -158,12 +186,15 @@ impl Running {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
+        let received = Arc::new(AtomicUsize::new(0));
+        let app = app(Arc::clone(&received));
         let server =
-            configure(skillpub_axum::serve(listener, app())).with_graceful_shutdown(async move {
+            configure(skillpub_axum::serve(listener, app)).with_graceful_shutdown(async move {
                 let _ = stopped.await;
             });
         Self {
             addr,
+            received,
             stop: Some(stop),
             task: tokio::spawn(server.into_future()),
         }
@@ -171,6 +202,20 @@ impl Running {
 
     fn stop(&mut self) {
         self.stop.take().unwrap().send(()).unwrap();
+    }
+
+    /// Waits until `/upload` has read `bytes` of body in all: the server charged them to the
+    /// budget before the app had them.
+    async fn until_received(&self, bytes: usize) {
+        let started = Instant::now();
+        while self.received.load(Ordering::Acquire) < bytes {
+            assert!(
+                started.elapsed() < LIVENESS,
+                "the app has read {} bytes of {bytes}",
+                self.received.load(Ordering::Acquire)
+            );
+            sleep(Duration::from_millis(5)).await;
+        }
     }
 }
 
@@ -462,7 +507,7 @@ async fn the_body_budget_is_shared_by_every_connection() {
     let server = Running::start(|s| s.body_budget(MIN_BODY_BUDGET)).await;
     // 800 KiB of a 900 KiB body held by the app: 224 KiB of the 1 MiB budget are left.
     let mut holder = upload_in_part(server.addr, 900 << 10, 800 << 10).await;
-    sleep(Duration::from_millis(300)).await;
+    server.until_received(800 << 10).await;
 
     // More than the room left: 503 at once, before the app sees it.
     let mut refused = TcpStream::connect(server.addr).await.unwrap();
@@ -500,7 +545,7 @@ async fn the_body_budget_is_shared_by_every_connection() {
 async fn a_body_whose_bytes_find_no_room_is_answered_503_by_the_server() {
     let server = Running::start(|s| s.body_budget(MIN_BODY_BUDGET)).await;
     let mut holder = upload_in_part(server.addr, 900 << 10, 800 << 10).await;
-    sleep(Duration::from_millis(300)).await;
+    server.until_received(800 << 10).await;
 
     // A chunked body of 300 KiB: admitted (its length is unknown and some room is left), but
     // only 224 KiB of it fit while the holder holds its 800 KiB.
@@ -563,7 +608,7 @@ async fn at_the_connection_cap_an_event_stream_makes_room_when_no_connection_is_
 #[tokio::test]
 async fn a_knob_out_of_range_stops_the_server_before_it_accepts() {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let result = skillpub_axum::serve(listener, app())
+    let result = skillpub_axum::serve(listener, app(Arc::default()))
         .idle_timeout(Duration::ZERO)
         .await;
     assert!(
