@@ -78,6 +78,33 @@ impl http_body::Body for Drip {
     }
 }
 
+/// A body of `LARGE` bytes in pieces of 64 KiB, each made when hyper asks for it, as a
+/// streamed answer is: hyper holds the body until its last piece.
+struct Pieces {
+    left: usize,
+}
+
+impl http_body::Body for Pieces {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        let piece = self.left.min(64 << 10);
+        if piece == 0 {
+            return Poll::Ready(None);
+        }
+        self.left -= piece;
+        Poll::Ready(Some(Ok(Frame::data(Bytes::from(vec![b'x'; piece])))))
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        http_body::SizeHint::with_exact(self.left as u64)
+    }
+}
+
 /// The test app; `/upload` adds the body bytes it reads to `received`.
 fn app(received: Arc<AtomicUsize>) -> Router {
     Router::new()
@@ -120,6 +147,22 @@ fn app(received: Arc<AtomicUsize>) -> Router {
                     (StatusCode::OK, length.to_string())
                 }
             }),
+        )
+        // Reads its whole body, then answers server-sent events that never end: an MCP
+        // `subscriptions/listen`.
+        .route(
+            "/listen",
+            post(|_: Bytes| async {
+                (
+                    [(CONTENT_TYPE, "text/event-stream")],
+                    Drip::body(usize::MAX, Duration::from_millis(300)),
+                )
+            }),
+        )
+        // Reads its whole body, then streams `LARGE` bytes.
+        .route(
+            "/upload-then-large",
+            post(|_: Bytes| async { Body::new(Pieces { left: LARGE }) }),
         )
         // Thinks for 800 ms before it reads the body: longer than the body timeouts below.
         .route(
@@ -567,6 +610,71 @@ async fn a_body_whose_bytes_find_no_room_is_answered_503_by_the_server() {
     let retried = upload_chunked(server.addr, &chunked).await;
     assert_eq!(retried.status, 200, "{}", retried.head);
     assert_eq!(retried.body, (300 << 10).to_string().as_bytes());
+}
+
+/// Reads `stream` until the first event of an event stream has come: its head is sent.
+async fn until_first_event(stream: &mut TcpStream) {
+    let mut raw = Vec::new();
+    let mut chunk = [0; 4096];
+    while !raw.windows(4).any(|window| window == b"tick") {
+        let n = timeout(SLACK, stream.read(&mut chunk))
+            .await
+            .expect("no event")
+            .unwrap();
+        assert!(n > 0, "closed: {}", String::from_utf8_lossy(&raw));
+        raw.extend_from_slice(&chunk[..n]);
+    }
+    assert!(
+        raw.starts_with(b"HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&raw)
+    );
+}
+
+#[tokio::test]
+async fn held_event_streams_after_large_posts_leave_the_room_intact() {
+    let server = Running::start(|s| s.body_budget(MIN_BODY_BUDGET)).await;
+    // Three listens padded to 900 KiB each, as any client may send them, their streams held:
+    // together more than the whole budget.
+    let mut streams = Vec::new();
+    for _ in 0..3 {
+        let mut stream = TcpStream::connect(server.addr).await.unwrap();
+        send_post_head(&mut stream, "/listen", Some(900 << 10)).await;
+        stream.write_all(&vec![b' '; 900 << 10]).await.unwrap();
+        until_first_event(&mut stream).await;
+        streams.push(stream);
+    }
+    // An ordinary POST meanwhile finds the whole budget.
+    let upload =
+        request_with_body(server.addr, "POST", "/upload", &[], &vec![b'x'; 900 << 10]).await;
+    assert_eq!(upload.status, 200, "{}", upload.head);
+    // And the streams go on.
+    for mut stream in streams {
+        let mut more = [0; 64];
+        let read = timeout(SLACK, stream.read(&mut more))
+            .await
+            .expect("no more events");
+        assert!(read.unwrap() > 0, "the stream was closed");
+    }
+}
+
+#[tokio::test]
+async fn a_large_answer_read_slowly_after_a_large_post_leaves_the_room_intact() {
+    let server = Running::start(|s| s.body_budget(MIN_BODY_BUDGET)).await;
+    let socket = TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(64 * 1024).unwrap();
+    let mut slow = socket.connect(server.addr).await.unwrap();
+    send_post_head(&mut slow, "/upload-then-large", Some(900 << 10)).await;
+    slow.write_all(&vec![b'x'; 900 << 10]).await.unwrap();
+    let mut first = [0; 1024];
+    slow.read_exact(&mut first).await.unwrap();
+
+    // The client reads no more of its answer: an ordinary POST meanwhile finds the budget.
+    let upload =
+        request_with_body(server.addr, "POST", "/upload", &[], &vec![b'x'; 900 << 10]).await;
+    assert_eq!(upload.status, 200, "{}", upload.head);
+    let Response { body, .. } = finish_response(&mut slow, first.to_vec()).await;
+    assert_eq!(body.len(), LARGE, "the answer was cut");
 }
 
 #[tokio::test]

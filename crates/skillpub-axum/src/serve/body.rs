@@ -28,9 +28,11 @@ const RETRY_AFTER_SECONDS: &str = "1";
 
 /// The bytes of request bodies that the app may hold at once, across every connection.
 ///
-/// Each body byte handed to the app is taken from the budget and given back once the
-/// request's response is done (or the body is dropped, if later): the app may keep the body
-/// until it answers, as a `Bytes` extractor or rmcp's JSON parser do.
+/// Each body byte handed to the app is taken from the budget and given back once the app has
+/// answered (the response head) and the body has ended or been dropped, whichever is later:
+/// the app may keep the body until it answers, as a `Bytes` extractor or rmcp's JSON parser
+/// do, but what it sends after its head (an event stream, a large answer read slowly) is its
+/// answer, not the request body.
 #[derive(Debug)]
 pub(super) struct Budget {
     /// The bytes not taken.
@@ -106,8 +108,9 @@ fn refusal(status: StatusCode, message: &'static str) -> Response<Body> {
 }
 
 /// The body bytes one request has taken from the budget, given back when the last of its
-/// holders (the request in flight, the body) is dropped; and whether its body was refused
-/// for want of room, so that the server answers `503` in place of the app.
+/// holders (the request until its response head, the body until it ends) lets go; and
+/// whether its body was refused for want of room, so that the server answers `503` in place
+/// of the app.
 #[derive(Debug)]
 pub(super) struct Charge {
     budget: Arc<Budget>,

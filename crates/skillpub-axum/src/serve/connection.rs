@@ -133,7 +133,7 @@ pin_project! {
         Routed {
             #[pin]
             inner: RouteFuture<Infallible>,
-            // The body's bytes stay counted until the response is done.
+            // The body's bytes stay counted until the app answers (and the body has ended).
             charge: Option<Arc<Charge>>,
         },
         Refused {
@@ -156,23 +156,22 @@ impl Future for TrackedFuture {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        let (response, charge) = match this.answer.project() {
+        let response = match this.answer.project() {
             AnswerProjection::Routed { inner, charge } => {
                 let response = ready!(inner.poll(cx))?;
-                let charge = charge.take();
+                // The app has answered: what it holds from now on is its answer, not the
+                // request body, whose bytes are given back here (or when the body ends, if the
+                // app still reads it).
+                let refused = charge.take().is_some_and(|charge| charge.was_refused());
                 // The app saw its body fail for want of room: the server's `503` replaces
                 // whatever the app made of that.
-                if charge.as_ref().is_some_and(|charge| charge.was_refused()) {
-                    (no_room(), charge)
-                } else {
-                    (response, charge)
-                }
+                if refused { no_room() } else { response }
             }
             AnswerProjection::Refused { response } => {
                 let Some(response) = response.take() else {
                     return Poll::Pending;
                 };
-                (response, None)
+                response
             }
         };
         let mut in_flight = this.in_flight.take();
@@ -183,7 +182,6 @@ impl Future for TrackedFuture {
         }
         Poll::Ready(Ok(response.map(|body| TrackedBody {
             body,
-            _charge: charge,
             _in_flight: in_flight,
         })))
     }
@@ -200,12 +198,10 @@ fn is_event_stream(content_type: Option<&HeaderValue>) -> bool {
 }
 
 pin_project! {
-    /// A response body that keeps its request in flight, and its body's bytes counted, until
-    /// hyper drops it.
+    /// A response body that keeps its request in flight until hyper drops it.
     struct TrackedBody {
         #[pin]
         body: Body,
-        _charge: Option<Arc<Charge>>,
         _in_flight: Option<InFlight>,
     }
 }

@@ -262,14 +262,15 @@ impl Serve {
     }
 
     /// The bytes of request bodies the app may hold at once, across every connection (default
-    /// [`DEFAULT_BODY_BUDGET`], 64 MiB). Each body byte the app reads is counted until the
-    /// request's response is done. A request that declares more than the whole budget gets
-    /// `413`; one that declares more than the room left (or a body of unknown length when none
-    /// is left) gets `503` with `Retry-After: 1`, both before the app sees it. A body whose
-    /// next bytes find no room (other bodies took it since) fails for the app, and the server
-    /// answers `503` with `Retry-After: 1` in place of the app's answer. Each refusal closes
-    /// the connection. Raise it for an app that streams uploads larger than the budget. At
-    /// least [`MIN_BODY_BUDGET`].
+    /// [`DEFAULT_BODY_BUDGET`], 64 MiB). Each body byte the app reads is counted until the app
+    /// has answered (its response head) and the body has ended, whichever comes later: an
+    /// event stream or a large answer read slowly holds no part of it. A request that declares
+    /// more than the whole budget gets `413`; one that declares more than the room left (or a
+    /// body of unknown length when none is left) gets `503` with `Retry-After: 1`, both before
+    /// the app sees it. A body whose next bytes find no room (other bodies took it since)
+    /// fails for the app, and the server answers `503` with `Retry-After: 1` in place of the
+    /// app's answer. Each refusal closes the connection. Raise it for an app that streams
+    /// uploads larger than the budget. At least [`MIN_BODY_BUDGET`].
     ///
     /// # Example
     ///
