@@ -678,6 +678,33 @@ async fn a_large_answer_read_slowly_after_a_large_post_leaves_the_room_intact() 
 }
 
 #[tokio::test]
+async fn a_chunked_body_larger_than_the_whole_budget_gets_413_not_a_retry() {
+    let server = Running::start(|s| s.body_budget(MIN_BODY_BUDGET)).await;
+    // 1.5 MiB in three chunks, to a server that takes 1 MiB of bodies in all: it can never
+    // fit, however long the client waits.
+    let mut chunked = Vec::new();
+    for _ in 0..3 {
+        chunked.extend_from_slice(format!("{:x}\r\n", 512 << 10).as_bytes());
+        chunked.extend_from_slice(&vec![b'x'; 512 << 10]);
+        chunked.extend_from_slice(b"\r\n");
+    }
+    chunked.extend_from_slice(b"0\r\n\r\n");
+    let answer = upload_chunked(server.addr, &chunked).await;
+    assert_eq!(answer.status, 413, "{}", answer.head);
+    assert_eq!(answer.header("retry-after"), None, "{}", answer.head);
+    assert_eq!(
+        answer.header("connection"),
+        Some("close"),
+        "{}",
+        answer.head
+    );
+
+    // A body that fits, once the room is free, is not refused.
+    let fits = request_with_body(server.addr, "POST", "/upload", &[], &vec![b'x'; 1 << 20]).await;
+    assert_eq!(fits.status, 200, "{}", fits.head);
+}
+
+#[tokio::test]
 async fn at_the_connection_cap_a_connection_stuck_in_its_body_makes_room() {
     let server = Running::start(|s| s.max_connections(1)).await;
     let mut stuck = upload_in_part(server.addr, 1000, 1).await;

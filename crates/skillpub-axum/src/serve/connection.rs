@@ -24,7 +24,7 @@ use tokio::time::{Instant, sleep_until};
 use tower::Service;
 
 use super::activity::{Activity, Check, InFlight, Open, Timeouts};
-use super::body::{Budget, Charge, RequestBody, no_room};
+use super::body::{Budget, Charge, RequestBody};
 use super::io::Watched;
 
 /// Serves one connection until the client or a timeout closes it, the accept loop reclaims it
@@ -104,10 +104,10 @@ impl hyper::service::Service<Request<Incoming>> for Tracked {
         let (head, body) = request.into_parts();
         let charge = if http_body::Body::is_end_stream(&body) {
             None
-        } else if let Some(refusal) = self.budget.refusal(&head.headers) {
+        } else if let Some(refusal) = self.budget.refusal(&http_body::Body::size_hint(&body)) {
             return TrackedFuture {
                 answer: Answer::Refused {
-                    response: Some(refusal),
+                    response: Some(refusal.response()),
                 },
                 in_flight: Some(in_flight),
             };
@@ -162,10 +162,13 @@ impl Future for TrackedFuture {
                 // The app has answered: what it holds from now on is its answer, not the
                 // request body, whose bytes are given back here (or when the body ends, if the
                 // app still reads it).
-                let refused = charge.take().is_some_and(|charge| charge.was_refused());
-                // The app saw its body fail for want of room: the server's `503` replaces
-                // whatever the app made of that.
-                if refused { no_room() } else { response }
+                let refusal = charge.take().and_then(|charge| charge.refusal());
+                // The app saw its body refused: the server's answer replaces whatever the app
+                // made of that.
+                match refusal {
+                    Some(refusal) => refusal.response(),
+                    None => response,
+                }
             }
             AnswerProjection::Refused { response } => {
                 let Some(response) = response.take() else {

@@ -267,10 +267,12 @@ impl Serve {
     /// event stream or a large answer read slowly holds no part of it. A request that declares
     /// more than the whole budget gets `413`; one that declares more than the room left (or a
     /// body of unknown length when none is left) gets `503` with `Retry-After: 1`, both before
-    /// the app sees it. A body whose next bytes find no room (other bodies took it since)
-    /// fails for the app, and the server answers `503` with `Retry-After: 1` in place of the
-    /// app's answer. Each refusal closes the connection. Raise it for an app that streams
-    /// uploads larger than the budget. At least [`MIN_BODY_BUDGET`].
+    /// the app sees it. A body whose next bytes are refused fails for the app, and the server
+    /// answers in place of the app's answer: `413` once the body alone would be larger than
+    /// the whole budget (a chunked one that never ends, say), else `503` with
+    /// `Retry-After: 1` (other bodies took the room since). Each refusal closes the connection.
+    /// Raise it for an app that streams uploads larger than the budget. At least
+    /// [`MIN_BODY_BUDGET`].
     ///
     /// # Example
     ///
