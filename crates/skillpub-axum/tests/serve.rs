@@ -15,16 +15,17 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
+use axum::extract::rejection::BytesRejection;
 use axum::routing::{get, post};
 use bytes::Bytes;
 use http::StatusCode;
-use http::header::CONTENT_TYPE;
+use http::header::{self, CONTENT_TYPE, HeaderName};
 use http_body::Frame;
 use http_body_util::BodyExt;
 use skillpub_axum::serve::{MIN_BODY_BUDGET, Serve, ServeError};
 use skillpub_testkit::{
-    Response, closed_within, finish_response, read_response, request_with_body, send_get,
-    still_open,
+    Response, Scratch, closed_within, find_program, finish_response, read_response,
+    request_with_body, send_get, skip_or_fail, still_open,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
@@ -77,6 +78,14 @@ impl http_body::Body for Drip {
         Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(b"tick\n")))))
     }
 }
+
+/// The CORS headers of `/upload-with-cors`.
+const APP_CORS: [(HeaderName, &str); 4] = [
+    (header::ACCESS_CONTROL_ALLOW_ORIGIN, "https://app.example"),
+    (header::ACCESS_CONTROL_ALLOW_CREDENTIALS, "true"),
+    (header::ACCESS_CONTROL_EXPOSE_HEADERS, "X-Upload-Id"),
+    (header::VARY, "Origin"),
+];
 
 /// A body of `LARGE` bytes in pieces of 64 KiB, each made when hyper asks for it, as a
 /// streamed answer is: hyper holds the body until its last piece.
@@ -163,6 +172,18 @@ fn app(received: Arc<AtomicUsize>) -> Router {
         .route(
             "/upload-then-large",
             post(|_: Bytes| async { Body::new(Pieces { left: LARGE }) }),
+        )
+        // An app with a CORS policy of its own, which it applies to every answer, an error
+        // included: one origin, with credentials.
+        .route(
+            "/upload-with-cors",
+            post(|body: Result<Bytes, BytesRejection>| async move {
+                let status = match body {
+                    Ok(_) => StatusCode::OK,
+                    Err(_) => StatusCode::BAD_REQUEST,
+                };
+                (status, APP_CORS, "")
+            }),
         )
         // Thinks for 800 ms before it reads the body: longer than the body timeouts below.
         .route(
@@ -702,6 +723,177 @@ async fn a_chunked_body_larger_than_the_whole_budget_gets_413_not_a_retry() {
     // A body that fits, once the room is free, is not refused.
     let fits = request_with_body(server.addr, "POST", "/upload", &[], &vec![b'x'; 1 << 20]).await;
     assert_eq!(fits.status, 200, "{}", fits.head);
+}
+
+#[tokio::test]
+async fn the_servers_own_refusals_can_be_read_from_any_origin() {
+    let server = Running::start(|s| s.body_budget(MIN_BODY_BUDGET)).await;
+    let mut holder = upload_in_part(server.addr, 900 << 10, 800 << 10).await;
+    server.until_received(800 << 10).await;
+    let from_a_page = |answer: &Response| {
+        assert_eq!(
+            answer.header("access-control-allow-origin"),
+            Some("*"),
+            "{}",
+            answer.head
+        );
+    };
+
+    // Refused before the app: more than the room left, and more than the whole budget.
+    let mut refused = TcpStream::connect(server.addr).await.unwrap();
+    let head = format!(
+        "POST /upload HTTP/1.1\r\nHost: x\r\nOrigin: https://page.example\r\nContent-Length: {}\r\n\r\n",
+        400 << 10
+    );
+    refused.write_all(head.as_bytes()).await.unwrap();
+    let answer = timeout(SLACK, read_response(&mut refused)).await.unwrap();
+    assert_eq!(answer.status, 503, "{}", answer.head);
+    from_a_page(&answer);
+    assert_eq!(
+        answer.header("access-control-expose-headers"),
+        Some("Retry-After"),
+        "{}",
+        answer.head
+    );
+    let mut too_large = TcpStream::connect(server.addr).await.unwrap();
+    send_post_head(&mut too_large, "/upload", Some(2 << 20)).await;
+    let answer = timeout(SLACK, read_response(&mut too_large)).await.unwrap();
+    assert_eq!(answer.status, 413, "{}", answer.head);
+    from_a_page(&answer);
+
+    // Refused in place of the app's answer, which had no CORS headers.
+    let mut chunked = format!("{:x}\r\n", 300 << 10).into_bytes();
+    chunked.extend_from_slice(&vec![b'x'; 300 << 10]);
+    chunked.extend_from_slice(b"\r\n0\r\n\r\n");
+    let answer = upload_chunked(server.addr, &chunked).await;
+    assert_eq!(answer.status, 503, "{}", answer.head);
+    from_a_page(&answer);
+    assert_eq!(
+        answer.header("access-control-expose-headers"),
+        Some("Retry-After"),
+        "{}",
+        answer.head
+    );
+    holder.write_all(&vec![b'x'; 100 << 10]).await.unwrap();
+    let Response { head, .. } = timeout(SLACK, read_response(&mut holder)).await.unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+}
+
+#[tokio::test]
+async fn a_503_in_place_of_the_apps_answer_keeps_the_apps_cors_policy() {
+    let server = Running::start(|s| s.body_budget(MIN_BODY_BUDGET)).await;
+    let mut holder = upload_in_part(server.addr, 900 << 10, 800 << 10).await;
+    server.until_received(800 << 10).await;
+
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    stream
+        .write_all(
+            b"POST /upload-with-cors HTTP/1.1\r\nHost: x\r\nOrigin: https://app.example\r\n\
+              Transfer-Encoding: chunked\r\n\r\n",
+        )
+        .await
+        .unwrap();
+    let mut chunked = format!("{:x}\r\n", 300 << 10).into_bytes();
+    chunked.extend_from_slice(&vec![b'x'; 300 << 10]);
+    chunked.extend_from_slice(b"\r\n0\r\n\r\n");
+    let _ = stream.write_all(&chunked).await;
+    let answer = timeout(SLACK, read_response(&mut stream)).await.unwrap();
+    assert_eq!(answer.status, 503, "{}", answer.head);
+    assert_eq!(answer.header("retry-after"), Some("1"), "{}", answer.head);
+    // The app's policy for this origin stands, and the server's header is exposed with the
+    // app's.
+    for (name, value) in [
+        ("access-control-allow-origin", "https://app.example"),
+        ("access-control-allow-credentials", "true"),
+        ("access-control-expose-headers", "X-Upload-Id, Retry-After"),
+        ("vary", "Origin"),
+    ] {
+        assert_eq!(answer.header(name), Some(value), "{}", answer.head);
+    }
+    holder.write_all(&vec![b'x'; 100 << 10]).await.unwrap();
+    let Response { head, .. } = timeout(SLACK, read_response(&mut holder)).await.unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+}
+
+/// The page of `a_page_of_another_origin_reads_the_servers_refusals`: two uploads to
+/// `TARGET`, more than the whole budget and more than the room left, and what the page could
+/// read of each answer, in its title.
+const PAGE: &str = r#"<!doctype html><title>running</title><script>
+async function upload(bytes) {
+  try {
+    const answer = await fetch("TARGET", { method: "POST", body: new Uint8Array(bytes) });
+    return `${answer.status} retry-after ${answer.headers.get("retry-after")}`;
+  } catch (error) {
+    return `unreadable (${error})`;
+  }
+}
+(async () => {
+  const tooLarge = await upload(2 << 20);
+  const noRoom = await upload(400 << 10);
+  document.title = `${tooLarge}; ${noRoom}`;
+})();
+</script>"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_of_another_origin_reads_the_servers_refusals() {
+    const TEST: &str = "a_page_of_another_origin_reads_the_servers_refusals";
+    let Some(chromium) = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find_map(|name| find_program(name, &[]))
+    else {
+        skip_or_fail(
+            TEST,
+            "Chromium is not on PATH (Debian: `apt-get install chromium`)",
+        );
+        return;
+    };
+    let server = Running::start(|s| s.body_budget(MIN_BODY_BUDGET)).await;
+    let mut holder = upload_in_part(server.addr, 900 << 10, 800 << 10).await;
+    server.until_received(800 << 10).await;
+    // The page comes from another origin: the same host on another port.
+    let page = PAGE.replace("TARGET", &format!("http://{}/upload", server.addr));
+    let page_addr = skillpub_testkit::serve(
+        Router::new().route("/", get(move || async move { axum::response::Html(page) })),
+    )
+    .await;
+
+    let profile = Scratch::new("chromium-profile");
+    let dom = tokio::task::spawn_blocking(move || {
+        let mut browser = skillpub_testkit::Running::spawn(
+            std::process::Command::new(chromium)
+                .args([
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--no-first-run",
+                    "--virtual-time-budget=20000",
+                    "--dump-dom",
+                ])
+                .arg(format!("--user-data-dir={}", profile.arg()))
+                .arg(format!("http://{page_addr}/"))
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::null()),
+        );
+        let mut dom = String::new();
+        let stdout = browser.child().stdout.take().unwrap();
+        let reading = std::thread::spawn(move || {
+            std::io::Read::read_to_string(&mut { stdout }, &mut dom).map(|_| dom)
+        });
+        assert!(
+            browser.wait_within(Duration::from_secs(120)).is_some(),
+            "Chromium still runs"
+        );
+        reading.join().unwrap().unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(
+        dom.contains("<title>413 retry-after null; 503 retry-after 1</title>"),
+        "the page read: {dom}"
+    );
+    holder.write_all(&vec![b'x'; 100 << 10]).await.unwrap();
+    let Response { head, .. } = timeout(SLACK, read_response(&mut holder)).await.unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
 }
 
 #[tokio::test]

@@ -17,7 +17,7 @@ use std::{error, fmt};
 
 use axum::body::Body;
 use bytes::Bytes;
-use http::{HeaderValue, Response, StatusCode, header};
+use http::{HeaderMap, HeaderValue, Response, StatusCode, header};
 use http_body::{Frame, SizeHint};
 use hyper::body::Incoming;
 
@@ -89,7 +89,7 @@ pub(super) enum Refusal {
 }
 
 impl Refusal {
-    /// The server's answer.
+    /// The server's answer, which a page of any origin may read.
     pub(super) fn response(self) -> Response<Body> {
         let (status, message) = match self {
             Self::TooLarge => (
@@ -109,11 +109,53 @@ impl Refusal {
             HeaderValue::from_static("text/plain; charset=utf-8"),
         );
         headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+        headers.insert(
+            header::ACCESS_CONTROL_ALLOW_ORIGIN,
+            HeaderValue::from_static("*"),
+        );
         if self == Self::NoRoom {
             headers.insert(
                 header::RETRY_AFTER,
                 HeaderValue::from_static(RETRY_AFTER_SECONDS),
             );
+            headers.insert(
+                header::ACCESS_CONTROL_EXPOSE_HEADERS,
+                HeaderValue::from_static("Retry-After"),
+            );
+        }
+        response
+    }
+
+    /// The server's answer in place of `replaced`, the app's answer to a request whose body
+    /// the server refused: if the app gave this origin CORS headers, its policy stands (its
+    /// `Access-Control-Allow-Origin`, `Access-Control-Allow-Credentials` and `Vary`, and the
+    /// headers it exposes, with `Retry-After` added).
+    pub(super) fn replacing(self, replaced: &HeaderMap) -> Response<Body> {
+        let mut response = self.response();
+        let Some(origin) = replaced.get(header::ACCESS_CONTROL_ALLOW_ORIGIN) else {
+            return response;
+        };
+        let headers = response.headers_mut();
+        headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin.clone());
+        for name in [header::ACCESS_CONTROL_ALLOW_CREDENTIALS, header::VARY] {
+            for value in replaced.get_all(&name) {
+                headers.append(name.clone(), value.clone());
+            }
+        }
+        let exposed = replaced
+            .get_all(header::ACCESS_CONTROL_EXPOSE_HEADERS)
+            .iter()
+            .map(HeaderValue::as_bytes)
+            .collect::<Vec<_>>();
+        if !exposed.is_empty() {
+            let mut list = exposed.join(&b", "[..]);
+            if self == Self::NoRoom {
+                list.extend_from_slice(b", Retry-After");
+            }
+            // Header values joined by commas are a header value.
+            if let Ok(list) = HeaderValue::from_bytes(&list) {
+                headers.insert(header::ACCESS_CONTROL_EXPOSE_HEADERS, list);
+            }
         }
         response
     }
@@ -327,6 +369,71 @@ mod tests {
             budget.room.load(Ordering::Acquire),
             1000,
             "every byte given back"
+        );
+    }
+
+    #[test]
+    fn the_servers_answers_are_readable_from_any_origin_and_a_replacement_keeps_the_apps_cors() {
+        let too_large = Refusal::TooLarge.response();
+        assert_eq!(too_large.status(), StatusCode::PAYLOAD_TOO_LARGE);
+        assert_eq!(
+            too_large.headers()[header::ACCESS_CONTROL_ALLOW_ORIGIN],
+            "*"
+        );
+        assert!(!too_large.headers().contains_key(header::RETRY_AFTER));
+        let no_room = Refusal::NoRoom.response();
+        assert_eq!(no_room.headers()[header::RETRY_AFTER], "1");
+        assert_eq!(
+            no_room.headers()[header::ACCESS_CONTROL_EXPOSE_HEADERS],
+            "Retry-After"
+        );
+
+        // An app without CORS headers: the server's stand.
+        let replaced = Refusal::NoRoom.replacing(&HeaderMap::new());
+        assert_eq!(replaced.headers(), no_room.headers());
+
+        // An app that lets one origin read its answers with credentials.
+        let mut app = HeaderMap::new();
+        app.insert(
+            header::ACCESS_CONTROL_ALLOW_ORIGIN,
+            HeaderValue::from_static("https://app.example"),
+        );
+        app.insert(
+            header::ACCESS_CONTROL_ALLOW_CREDENTIALS,
+            HeaderValue::from_static("true"),
+        );
+        app.insert(header::VARY, HeaderValue::from_static("Origin"));
+        let replaced = Refusal::NoRoom.replacing(&app);
+        let headers = replaced.headers();
+        assert_eq!(
+            headers[header::ACCESS_CONTROL_ALLOW_ORIGIN],
+            "https://app.example"
+        );
+        assert_eq!(headers[header::ACCESS_CONTROL_ALLOW_CREDENTIALS], "true");
+        assert_eq!(headers[header::VARY], "Origin");
+        assert_eq!(
+            headers[header::ACCESS_CONTROL_EXPOSE_HEADERS],
+            "Retry-After"
+        );
+
+        // The headers it exposes, in two lines, are one list with the server's.
+        app.append(
+            header::ACCESS_CONTROL_EXPOSE_HEADERS,
+            HeaderValue::from_static("X-One"),
+        );
+        app.append(
+            header::ACCESS_CONTROL_EXPOSE_HEADERS,
+            HeaderValue::from_static("X-Two"),
+        );
+        let replaced = Refusal::NoRoom.replacing(&app);
+        assert_eq!(
+            replaced.headers()[header::ACCESS_CONTROL_EXPOSE_HEADERS],
+            "X-One, X-Two, Retry-After"
+        );
+        let replaced = Refusal::TooLarge.replacing(&app);
+        assert_eq!(
+            replaced.headers()[header::ACCESS_CONTROL_EXPOSE_HEADERS],
+            "X-One, X-Two"
         );
     }
 }

@@ -166,7 +166,7 @@ impl Future for TrackedFuture {
                 // The app saw its body refused: the server's answer replaces whatever the app
                 // made of that.
                 match refusal {
-                    Some(refusal) => refusal.response(),
+                    Some(refusal) => refusal.replacing(response.headers()),
                     None => response,
                 }
             }

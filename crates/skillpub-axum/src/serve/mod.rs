@@ -270,9 +270,9 @@ impl Serve {
     /// the app sees it. A body whose next bytes are refused fails for the app, and the server
     /// answers in place of the app's answer: `413` once the body alone would be larger than
     /// the whole budget (a chunked one that never ends, say), else `503` with
-    /// `Retry-After: 1` (other bodies took the room since). Each refusal closes the connection.
-    /// Raise it for an app that streams uploads larger than the budget. At least
-    /// [`MIN_BODY_BUDGET`].
+    /// `Retry-After: 1` (other bodies took the room since). Each refusal closes the connection,
+    /// and a page of any origin may read it (see the [module documentation](self)). Raise it
+    /// for an app that streams uploads larger than the budget. At least [`MIN_BODY_BUDGET`].
     ///
     /// # Example
     ///
