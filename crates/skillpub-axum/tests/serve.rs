@@ -331,6 +331,43 @@ async fn a_head_sent_slowly_is_closed_within_the_header_timeout() {
     assert!(elapsed < header + SLACK, "closed after {elapsed:?}");
 }
 
+/// A request head of about `size` bytes, without its last line ending: 4 KiB header lines.
+fn unfinished_head(size: usize) -> Vec<u8> {
+    let mut head = b"GET / HTTP/1.1\r\nHost: x\r\n".to_vec();
+    let mut line = 0;
+    while head.len() < size {
+        head.extend_from_slice(format!("X-Pad-{line}: {}\r\n", "a".repeat(4000)).as_bytes());
+        line += 1;
+    }
+    head
+}
+
+#[tokio::test]
+async fn a_head_longer_than_the_limit_gets_431_as_soon_as_it_is_too_long() {
+    let server = Running::start(|s| s.header_read_timeout(Duration::from_secs(60))).await;
+    // 40 KB of a head that has not ended: past the 32 KiB, long before the header timeout.
+    let mut long = TcpStream::connect(server.addr).await.unwrap();
+    long.write_all(&unfinished_head(40_000)).await.unwrap();
+    let answered = until_closed(&mut long).await;
+    assert!(answered.starts_with("HTTP/1.1 431"), "{answered}");
+
+    // A head within the limit is served.
+    let mut within = TcpStream::connect(server.addr).await.unwrap();
+    within.write_all(&unfinished_head(28_000)).await.unwrap();
+    within.write_all(b"\r\n").await.unwrap();
+    let Response { head, body, .. } = timeout(SLACK, read_response(&mut within)).await.unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert_eq!(body, b"hello");
+
+    // And a longer one where the limit is raised.
+    let raised = Running::start(|s| s.max_header_size(64 << 10)).await;
+    let mut long = TcpStream::connect(raised.addr).await.unwrap();
+    long.write_all(&unfinished_head(40_000)).await.unwrap();
+    long.write_all(b"\r\n").await.unwrap();
+    let Response { head, .. } = timeout(SLACK, read_response(&mut long)).await.unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+}
+
 #[tokio::test]
 async fn a_keep_alive_connection_is_closed_after_the_idle_timeout_and_not_the_header_one() {
     let header = Duration::from_millis(200);
@@ -813,6 +850,19 @@ async fn a_503_in_place_of_the_apps_answer_keeps_the_apps_cors_policy() {
     holder.write_all(&vec![b'x'; 100 << 10]).await.unwrap();
     let Response { head, .. } = timeout(SLACK, read_response(&mut holder)).await.unwrap();
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+}
+
+/// Reads everything `stream` gets until the server closes it.
+async fn until_closed(stream: &mut TcpStream) -> String {
+    let mut raw = Vec::new();
+    let mut chunk = [0; 16 << 10];
+    loop {
+        match timeout(SLACK, stream.read(&mut chunk)).await {
+            Ok(Ok(0) | Err(_)) => return String::from_utf8_lossy(&raw).into_owned(),
+            Ok(Ok(n)) => raw.extend_from_slice(&chunk[..n]),
+            Err(_) => panic!("still open: {}", String::from_utf8_lossy(&raw)),
+        }
+    }
 }
 
 /// The page of `a_page_of_another_origin_reads_the_servers_refusals`: two uploads to

@@ -27,7 +27,8 @@ use super::activity::{Activity, Check, InFlight, Open, Timeouts};
 use super::body::{Budget, Charge, RequestBody};
 use super::io::Watched;
 
-/// Serves one connection until the client or a timeout closes it, the accept loop reclaims it
+/// Serves one connection until the client or a timeout closes it (or its head grows past
+/// `max_header_size`, which hyper answers with `431`), the accept loop reclaims it
 /// while it is reclaimable, or the server drains (`draining` becomes true): then a quiet
 /// connection closes at once and a busy one finishes its response first. Dropping the
 /// returned future closes the socket.
@@ -36,6 +37,7 @@ pub(super) async fn serve(
     app: Router,
     open: Open,
     timeouts: Timeouts,
+    max_header_size: usize,
     budget: Arc<Budget>,
     mut draining: watch::Receiver<bool>,
 ) {
@@ -48,6 +50,7 @@ pub(super) async fn serve(
     };
     let mut connection = pin!(
         hyper::server::conn::http1::Builder::new()
+            .max_header_size(max_header_size)
             .serve_connection(io, service)
             .with_upgrades()
     );
