@@ -865,6 +865,71 @@ async fn until_closed(stream: &mut TcpStream) -> String {
     }
 }
 
+#[tokio::test]
+async fn a_request_after_a_refused_one_is_never_answered() {
+    let server = Running::start(|s| s.body_budget(MIN_BODY_BUDGET)).await;
+    let pipelined = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+    // Refused before the app, by its length: its body, whole, then a request on its heels.
+    let mut holder = upload_in_part(server.addr, 1 << 20, (1 << 20) - 4096).await;
+    server.until_received((1 << 20) - 4096).await;
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    let body = "x".repeat(5000);
+    let request = format!(
+        "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n{body}{pipelined}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let answered = until_closed(&mut stream).await;
+    assert!(answered.starts_with("HTTP/1.1 503"), "{answered}");
+    assert_eq!(answered.matches("HTTP/1.1").count(), 1, "{answered}");
+
+    // Refused on its way, in place of the app: the same.
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    let request = format!(
+        "POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{body}\r\n0\r\n\r\n{pipelined}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let answered = until_closed(&mut stream).await;
+    assert!(answered.starts_with("HTTP/1.1 503"), "{answered}");
+    assert_eq!(answered.matches("HTTP/1.1").count(), 1, "{answered}");
+    holder.write_all(&[b'x'; 4096]).await.unwrap();
+    let Response { head, .. } = timeout(SLACK, read_response(&mut holder)).await.unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+}
+
+#[tokio::test]
+async fn a_client_that_expects_100_continue_is_refused_at_once_or_told_to_send() {
+    let server = Running::start(|s| s.body_budget(MIN_BODY_BUDGET)).await;
+    // Refused: the final answer comes at once, without `100 Continue`, and the body need
+    // never be sent.
+    let mut refused = TcpStream::connect(server.addr).await.unwrap();
+    let head = format!(
+        "POST /upload HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: {}\r\n\r\n",
+        2 << 20
+    );
+    refused.write_all(head.as_bytes()).await.unwrap();
+    let answered = until_closed(&mut refused).await;
+    assert!(answered.starts_with("HTTP/1.1 413"), "{answered}");
+
+    // Admitted: `100 Continue` once the app asks for the body, then its answer.
+    let mut admitted = TcpStream::connect(server.addr).await.unwrap();
+    admitted
+        .write_all(b"POST /upload HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
+        .await
+        .unwrap();
+    let mut first = [0; 25];
+    timeout(SLACK, admitted.read_exact(&mut first))
+        .await
+        .expect("no 100 Continue")
+        .unwrap();
+    assert_eq!(&first, b"HTTP/1.1 100 Continue\r\n\r\n");
+    admitted.write_all(b"hello").await.unwrap();
+    let Response { head, body, .. } = timeout(SLACK, read_response(&mut admitted)).await.unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert_eq!(body, b"5");
+}
+
 /// The page of `a_page_of_another_origin_reads_the_servers_refusals`: two uploads to
 /// `TARGET`, more than the whole budget and more than the room left, and what the page could
 /// read of each answer, in its title.
