@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Slow request bodies and held event streams against a real server binary, as an attacker
-would send them, with what a legitimate client sees meanwhile (issue 18, points 1 and 2).
+"""Slow request bodies, long request heads and held event streams against a real server
+binary, as an attacker would send them, with what a legitimate client sees meanwhile (issue 18,
+points 1 and 2, and its review).
 
 Build the binaries first (release, as the figures in BENCHMARKS.md were measured):
 
@@ -12,6 +13,8 @@ then run one measurement, or all of them:
     benches/floods.py close      target/release/examples/mcp
     benches/floods.py bodies     target/release/examples/mcp
     benches/floods.py memory     target/release/examples/mcp
+    benches/floods.py heads      target/release/examples/mcp
+    benches/floods.py pinned     target/release/examples/live_mcp
     benches/floods.py streams    target/release/examples/live_mcp
     benches/floods.py all        target/release/examples/mcp target/release/examples/live_mcp
 
@@ -22,6 +25,12 @@ bodies:  1,100 such connections against the server under `ulimit -n 1024`; the l
 memory:  200 connections (--memory-connections) each sending `Content-Length: 4194304` and 4 MiB - 1 of body, then
          silence (for --memory-seconds); the server's resident memory before, at its peak and
          at the end, and what the connections had from the server.
+heads:   1,000 connections (--heads-connections) each sending --head-bytes (400,000) of a
+         request head in 4 KB header lines and never ending it; the server's resident memory
+         before and at its peak (over --heads-seconds), what the connections had, and the
+         latency of the same GET meanwhile.
+pinned:  16 `subscriptions/listen` POSTs (--pinned-streams) padded with JSON whitespace to
+         4 MiB - 1, their event streams held; then an ordinary 1 MiB `POST /mcp`: its status.
 streams: 1,100 held `subscriptions/listen` streams (protocol 2026-07-28) under
          `ulimit -n 1024`; the latency of the same GET meanwhile.
 requests: no attack: the server's CPU time per keep-alive GET of the index (--requests of
@@ -264,6 +273,103 @@ def measure_memory(binary, count, seconds):
         server.stop()
 
 
+def measure_heads(binary, count, head_bytes, seconds, timeout):
+    server = Server(binary, 4096)
+    try:
+        before = server.rss_kib()
+        head = f"GET {INDEX_PATH} HTTP/1.1\r\nHost: {server.addr[0]}\r\n".encode()
+        line = 0
+        while len(head) < head_bytes:
+            head += f"X-Pad-{line}: {'a' * 4000}\r\n".encode()[: head_bytes - len(head)]
+            line += 1
+        streams = []
+        for _ in range(count):
+            stream = socket.create_connection(server.addr)
+            stream.setblocking(False)
+            streams.append([stream, 0])
+        peak = before
+        started = time.monotonic()
+        while time.monotonic() - started < seconds:
+            sending = False
+            for entry in streams:
+                stream, sent = entry
+                if sent < len(head):
+                    try:
+                        entry[1] += stream.send(head[sent : sent + 65536])
+                        sending = True
+                    except BlockingIOError:
+                        pass
+                    except OSError:
+                        # Answered and closed by the server: nothing more to send.
+                        entry[1] = len(head)
+            peak = max(peak, server.rss_kib())
+            if not sending:
+                time.sleep(0.05)
+        status, took = get_index(server.addr, timeout)
+        print(
+            f"heads: RSS {before / 1024:.0f} MB before, {peak / 1024:.0f} MB at its peak, with "
+            f"{count} connections sending {len(head)} bytes of head; GET index meanwhile: "
+            f"{status} in {took * 1000:.1f} ms; the connections had: "
+            f"{outcomes([stream for stream, _ in streams])}"
+        )
+        for stream, _ in streams:
+            stream.close()
+    finally:
+        server.stop()
+
+
+def measure_pinned(binary, count, timeout):
+    server = Server(binary, 1024)
+    length = 4 * 1024 * 1024 - 1
+    listen = LISTEN.encode()
+    try:
+        held = []
+        for _ in range(count):
+            stream = socket.create_connection(server.addr, timeout=timeout)
+            stream.sendall(
+                post_head(
+                    server.addr,
+                    length,
+                    "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: subscriptions/listen\r\n",
+                )
+                + listen
+                + b" " * (length - len(listen))
+            )
+            held.append(stream)
+        time.sleep(1)
+        print(f"pinned: {count} padded listens held; they had: {outcomes(held)}")
+        body = (
+            '{"jsonrpc":"2.0","id":2,"method":"resources/list","params":{"_meta":'
+            '{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+            '"io.modelcontextprotocol/clientCapabilities":{}}}}'
+        ).encode()
+        body += b" " * (1024 * 1024 - len(body))
+        head = post_head(
+            server.addr,
+            len(body),
+            "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: resources/list\r\nConnection: close\r\n",
+        )
+        with socket.create_connection(server.addr, timeout=timeout) as stream:
+            try:
+                stream.sendall(head + body)
+            except OSError:
+                # Refused and closed before the whole body was sent: the answer came first.
+                pass
+            answer = b""
+            try:
+                while chunk := stream.recv(4096):
+                    answer += chunk
+            except OSError:
+                pass
+            head, _, said = answer.decode(errors="replace").partition("\r\n\r\n")
+            status = head.split("\r\n", 1)[0] or "closed"
+        print(f"pinned: a 1 MiB POST /mcp meanwhile: {status} ({said.strip()[:100]})")
+        for stream in held:
+            stream.close()
+    finally:
+        server.stop()
+
+
 def cpu_seconds(pid):
     fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -309,7 +415,8 @@ def measure_requests(binaries, count):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "what", choices=["close", "bodies", "memory", "streams", "requests", "all"]
+        "what",
+        choices=["close", "bodies", "memory", "heads", "pinned", "streams", "requests", "all"],
     )
     parser.add_argument(
         "binaries",
@@ -324,6 +431,10 @@ def main():
     parser.add_argument("--give-up", type=float, default=120.0, help="for close, in seconds")
     parser.add_argument("--memory-seconds", type=float, default=30.0)
     parser.add_argument("--memory-connections", type=int, default=200)
+    parser.add_argument("--heads-connections", type=int, default=1000)
+    parser.add_argument("--head-bytes", type=int, default=400_000)
+    parser.add_argument("--heads-seconds", type=float, default=8.0)
+    parser.add_argument("--pinned-streams", type=int, default=16)
     args = parser.parse_args()
     if args.what == "requests":
         measure_requests(args.binaries, args.requests)
@@ -335,6 +446,10 @@ def main():
         measure_bodies(mcp, args.flood, args.open_files, args.rounds, args.timeout)
     if args.what in ("memory", "all"):
         measure_memory(mcp, args.memory_connections, args.memory_seconds)
+    if args.what in ("heads", "all"):
+        measure_heads(mcp, args.heads_connections, args.head_bytes, args.heads_seconds, args.timeout)
+    if args.what in ("pinned", "all"):
+        measure_pinned(args.binaries[-1], args.pinned_streams, args.timeout)
     if args.what in ("streams", "all"):
         live = args.binaries[-1] if args.what == "all" else mcp
         measure_streams(live, args.flood, args.open_files, args.rounds, args.timeout)

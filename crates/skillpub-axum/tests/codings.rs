@@ -1,9 +1,16 @@
 //! Content codings over real TCP on 127.0.0.1, on the runtime `skillpub serve` runs: making an
 //! encoded variant never holds up the server's other requests.
+//!
+//! Linux only: a test knows that the making has started by watching the encoder's threads in
+//! `/proc/self/task`.
 
+#![cfg(target_os = "linux")]
+
+use std::collections::HashMap;
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::time::Duration;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use skillpub_core::{Catalog, Digest, LiveCatalog, Skill, SkillFile};
@@ -26,6 +33,53 @@ const LARGE: &str = "/.well-known/agent-skills/large/references/large.md";
 
 /// How long a read may wait: far longer than any answer here takes (liveness only).
 const LIVENESS: Duration = Duration::from_secs(300);
+
+/// The name the kernel gives the encoder's threads: `skillpub-encoder`, cut to the 15 bytes a
+/// thread name may have on Linux.
+const ENCODER_THREAD: &str = "skillpub-encode";
+
+/// Held by each test while it makes a variant: the encoder's threads serve the whole process,
+/// so a test that watches them must be the only one that gives them work.
+static ONE_MAKING_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// The CPU time each encoder thread of this process has had, in clock ticks, by thread id.
+fn encoder_cpu() -> HashMap<u32, u64> {
+    let tasks = std::fs::read_dir("/proc/self/task").expect("read /proc/self/task");
+    tasks
+        .flatten()
+        .filter_map(|task| {
+            let comm = std::fs::read_to_string(task.path().join("comm")).ok()?;
+            if comm.trim_end() != ENCODER_THREAD {
+                return None;
+            }
+            // After the name in parentheses: utime and stime are the 12th and 13th fields.
+            let stat = std::fs::read_to_string(task.path().join("stat")).ok()?;
+            let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+            let ticks =
+                fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+            Some((task.file_name().to_str()?.parse().ok()?, ticks))
+        })
+        .collect()
+}
+
+/// Waits until an encoder thread has had at least two clock ticks of CPU time more than it had
+/// in `before` (a thread started since counts from zero): a variant is being made.
+fn until_a_variant_is_being_made(before: &HashMap<u32, u64>) {
+    let started = Instant::now();
+    loop {
+        let busy = encoder_cpu()
+            .into_iter()
+            .any(|(thread, ticks)| ticks >= before.get(&thread).copied().unwrap_or(0) + 2);
+        if busy {
+            return;
+        }
+        assert!(
+            started.elapsed() < LIVENESS,
+            "no variant is being made after {LIVENESS:?}"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
 
 fn large_catalog() -> (Catalog, String) {
     let text = skillpub_testkit::varied_markdown(LARGE_SIZE);
@@ -108,18 +162,21 @@ fn connect(addr: SocketAddr) -> TcpStream {
 /// must come while no byte of the variant has: the making runs off the two worker threads,
 /// and the requests waiting for it hold neither.
 fn an_unrelated_request_is_answered_while_a_variant_is_made(app: Router, text: &str) {
+    let _alone = ONE_MAKING_AT_A_TIME
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
     let (server, addr) = serve_as_the_cli_does(app);
     // The client blocks on its sockets, on a thread of its own.
     let mut unrelated = connect(addr);
     send_br(&mut unrelated, INDEX, false);
     assert_eq!(read_answer(&mut unrelated).status, 200);
+    let before = encoder_cpu();
     let mut waiting: Vec<TcpStream> = (0..CONCURRENT).map(|_| connect(addr)).collect();
     for stream in &mut waiting {
         send_br(stream, LARGE, true);
     }
-    // Time for the server to read those requests and start making the variant; the making
-    // then takes seconds.
-    std::thread::sleep(Duration::from_millis(100));
+    // The making has started; it then takes seconds.
+    until_a_variant_is_being_made(&before);
 
     send_br(&mut unrelated, INDEX, false);
     let index = read_answer(&mut unrelated);

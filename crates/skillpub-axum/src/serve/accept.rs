@@ -67,6 +67,7 @@ pub(super) async fn run(
                     app.clone(),
                     open,
                     limits.timeouts,
+                    limits.max_header_size,
                     Arc::clone(&budget),
                     draining_seen.clone(),
                 ));

@@ -24,10 +24,11 @@ use tokio::time::{Instant, sleep_until};
 use tower::Service;
 
 use super::activity::{Activity, Check, InFlight, Open, Timeouts};
-use super::body::{Budget, Charge, RequestBody, no_room};
+use super::body::{Budget, Charge, RequestBody};
 use super::io::Watched;
 
-/// Serves one connection until the client or a timeout closes it, the accept loop reclaims it
+/// Serves one connection until the client or a timeout closes it (or its head grows past
+/// `max_header_size`, which hyper answers with `431`), the accept loop reclaims it
 /// while it is reclaimable, or the server drains (`draining` becomes true): then a quiet
 /// connection closes at once and a busy one finishes its response first. Dropping the
 /// returned future closes the socket.
@@ -36,6 +37,7 @@ pub(super) async fn serve(
     app: Router,
     open: Open,
     timeouts: Timeouts,
+    max_header_size: usize,
     budget: Arc<Budget>,
     mut draining: watch::Receiver<bool>,
 ) {
@@ -48,6 +50,7 @@ pub(super) async fn serve(
     };
     let mut connection = pin!(
         hyper::server::conn::http1::Builder::new()
+            .max_header_size(max_header_size)
             .serve_connection(io, service)
             .with_upgrades()
     );
@@ -104,10 +107,10 @@ impl hyper::service::Service<Request<Incoming>> for Tracked {
         let (head, body) = request.into_parts();
         let charge = if http_body::Body::is_end_stream(&body) {
             None
-        } else if let Some(refusal) = self.budget.refusal(&head.headers) {
+        } else if let Some(refusal) = self.budget.refusal(&http_body::Body::size_hint(&body)) {
             return TrackedFuture {
                 answer: Answer::Refused {
-                    response: Some(refusal),
+                    response: Some(refusal.response()),
                 },
                 in_flight: Some(in_flight),
             };
@@ -133,7 +136,7 @@ pin_project! {
         Routed {
             #[pin]
             inner: RouteFuture<Infallible>,
-            // The body's bytes stay counted until the response is done.
+            // The body's bytes stay counted until the app answers (and the body has ended).
             charge: Option<Arc<Charge>>,
         },
         Refused {
@@ -156,23 +159,25 @@ impl Future for TrackedFuture {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        let (response, charge) = match this.answer.project() {
+        let response = match this.answer.project() {
             AnswerProjection::Routed { inner, charge } => {
                 let response = ready!(inner.poll(cx))?;
-                let charge = charge.take();
-                // The app saw its body fail for want of room: the server's `503` replaces
-                // whatever the app made of that.
-                if charge.as_ref().is_some_and(|charge| charge.was_refused()) {
-                    (no_room(), charge)
-                } else {
-                    (response, charge)
+                // The app has answered: what it holds from now on is its answer, not the
+                // request body, whose bytes are given back here (or when the body ends, if the
+                // app still reads it).
+                let refusal = charge.take().and_then(|charge| charge.refusal());
+                // The app saw its body refused: the server's answer replaces whatever the app
+                // made of that.
+                match refusal {
+                    Some(refusal) => refusal.replacing(response.headers()),
+                    None => response,
                 }
             }
             AnswerProjection::Refused { response } => {
                 let Some(response) = response.take() else {
                     return Poll::Pending;
                 };
-                (response, None)
+                response
             }
         };
         let mut in_flight = this.in_flight.take();
@@ -183,7 +188,6 @@ impl Future for TrackedFuture {
         }
         Poll::Ready(Ok(response.map(|body| TrackedBody {
             body,
-            _charge: charge,
             _in_flight: in_flight,
         })))
     }
@@ -200,12 +204,10 @@ fn is_event_stream(content_type: Option<&HeaderValue>) -> bool {
 }
 
 pin_project! {
-    /// A response body that keeps its request in flight, and its body's bytes counted, until
-    /// hyper drops it.
+    /// A response body that keeps its request in flight until hyper drops it.
     struct TrackedBody {
         #[pin]
         body: Body,
-        _charge: Option<Arc<Charge>>,
         _in_flight: Option<InFlight>,
     }
 }

@@ -27,6 +27,7 @@
 //!     .body_read_timeout(Duration::from_secs(20))
 //!     .request_read_timeout(Duration::from_secs(60))
 //!     .body_budget(64 << 20)
+//!     .max_header_size(32 << 10)
 //!     .grace_period(Duration::from_secs(10))
 //!     .await?; // returns after Ctrl-C or SIGTERM, once the connections are closed
 //! # Ok(())
@@ -48,6 +49,7 @@ mod signal;
 use std::fmt;
 use std::future::{Future, IntoFuture};
 use std::num::NonZeroUsize;
+use std::ops::RangeInclusive;
 use std::pin::Pin;
 use std::time::Duration;
 
@@ -87,6 +89,16 @@ pub const DEFAULT_BODY_BUDGET: usize = 64 << 20;
 /// any piece of a body hyper hands over fits in a budget nobody else holds.
 pub const MIN_BODY_BUDGET: usize = 1 << 20;
 
+/// The largest request head (request line and header fields) taken, by default: nginx's
+/// (`large_client_header_buffers 4 8k`), twice Node.js's 16 KiB. hyper's own bound is its read
+/// buffer, 408 KiB, which let a thousand connections that each send a head of 400 KB and
+/// never end it hold 400 MB until the header timeout closed them.
+pub const DEFAULT_MAX_HEADER_SIZE: usize = 32 << 10;
+
+/// The range of [`Serve::max_header_size`]: from a head with a long URL and a few cookies, to
+/// hyper's read buffer, which bounds a head whatever is set.
+pub const HEADER_SIZE_RANGE: RangeInclusive<usize> = (4 << 10)..=(408 << 10);
+
 /// How long requests in flight may take to finish after the shutdown signal, by default.
 pub const DEFAULT_GRACE_PERIOD: Duration = Duration::from_secs(10);
 
@@ -121,6 +133,7 @@ pub fn serve(listener: TcpListener, app: Router) -> Serve {
         body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
         request_read_timeout: DEFAULT_REQUEST_READ_TIMEOUT,
         body_budget: DEFAULT_BODY_BUDGET,
+        max_header_size: DEFAULT_MAX_HEADER_SIZE,
         grace_period: DEFAULT_GRACE_PERIOD,
         max_connections: None,
         shutdown: None,
@@ -141,6 +154,7 @@ pub struct Serve {
     body_read_timeout: Duration,
     request_read_timeout: Duration,
     body_budget: usize,
+    max_header_size: usize,
     grace_period: Duration,
     max_connections: Option<usize>,
     shutdown: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
@@ -263,14 +277,17 @@ impl Serve {
     }
 
     /// The bytes of request bodies the app may hold at once, across every connection (default
-    /// [`DEFAULT_BODY_BUDGET`], 64 MiB). Each body byte the app reads is counted until the
-    /// request's response is done. A request that declares more than the whole budget gets
-    /// `413`; one that declares more than the room left (or a body of unknown length when none
-    /// is left) gets `503` with `Retry-After: 1`, both before the app sees it. A body whose
-    /// next bytes find no room (other bodies took it since) fails for the app, and the server
-    /// answers `503` with `Retry-After: 1` in place of the app's answer. Each refusal closes
-    /// the connection. Raise it for an app that streams uploads larger than the budget. At
-    /// least [`MIN_BODY_BUDGET`].
+    /// [`DEFAULT_BODY_BUDGET`], 64 MiB). Each body byte the app reads is counted until the app
+    /// has answered (its response head) and the body has ended, whichever comes later: an
+    /// event stream or a large answer read slowly holds no part of it. A request that declares
+    /// more than the whole budget gets `413`; one that declares more than the room left (or a
+    /// body of unknown length when none is left) gets `503` with `Retry-After: 1`, both before
+    /// the app sees it. A body whose next bytes are refused fails for the app, and the server
+    /// answers in place of the app's answer: `413` once the body alone would be larger than
+    /// the whole budget (a chunked one that never ends, say), else `503` with
+    /// `Retry-After: 1` (other bodies took the room since). Each refusal closes the connection,
+    /// and a page of any origin may read it (see the [module documentation](self)). Raise it
+    /// for an app that streams uploads larger than the budget. At least [`MIN_BODY_BUDGET`].
     ///
     /// # Example
     ///
@@ -286,6 +303,30 @@ impl Serve {
     /// ```
     pub fn body_budget(mut self, bytes: usize) -> Self {
         self.body_budget = bytes;
+        self
+    }
+
+    /// The largest request head accepted, request line and header fields (default
+    /// [`DEFAULT_MAX_HEADER_SIZE`], 32 KiB). A longer head gets `431 Request Header Fields Too
+    /// Large` and its connection is closed, as soon as that many bytes have come without the
+    /// end of the head: the memory a connection can hold while it sends its head is about
+    /// twice this. Within [`HEADER_SIZE_RANGE`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// # let listener = skillpub_axum::serve::bind("127.0.0.1:0").await?;
+    /// # let app = axum::Router::new();
+    /// // Behind a proxy that sends large identity headers.
+    /// let server = skillpub_axum::serve(listener, app).max_header_size(64 << 10);
+    /// # drop(server);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn max_header_size(mut self, bytes: usize) -> Self {
+        self.max_header_size = bytes;
         self
     }
 
@@ -381,6 +422,13 @@ impl Serve {
                     value: self.body_budget,
                 });
             },
+            max_header_size: if HEADER_SIZE_RANGE.contains(&self.max_header_size) {
+                self.max_header_size
+            } else {
+                return Err(ServeError::HeaderSize {
+                    value: self.max_header_size,
+                });
+            },
             grace_period: at_most_max("grace_period", self.grace_period)?,
             max_connections: match self.max_connections {
                 None => None,
@@ -412,6 +460,7 @@ impl fmt::Debug for Serve {
             .field("body_read_timeout", &self.body_read_timeout)
             .field("request_read_timeout", &self.request_read_timeout)
             .field("body_budget", &self.body_budget)
+            .field("max_header_size", &self.max_header_size)
             .field("grace_period", &self.grace_period)
             .field("max_connections", &self.max_connections)
             .field(
@@ -479,6 +528,16 @@ pub enum ServeError {
         /// The value given.
         value: usize,
     },
+    /// A head size out of [`HEADER_SIZE_RANGE`].
+    #[error(
+        "`max_header_size` is {value} bytes; give {} to {} (4 KiB to 408 KiB)",
+        HEADER_SIZE_RANGE.start(),
+        HEADER_SIZE_RANGE.end()
+    )]
+    HeaderSize {
+        /// The value given.
+        value: usize,
+    },
     /// The Ctrl-C or SIGTERM handler could not be installed.
     #[error(
         "cannot listen for Ctrl-C and SIGTERM: {0}; pass your own signal to `with_graceful_shutdown`"
@@ -498,6 +557,7 @@ impl fmt::Debug for ServeError {
 struct Limits {
     timeouts: Timeouts,
     body_budget: usize,
+    max_header_size: usize,
     grace_period: Duration,
     max_connections: Option<NonZeroUsize>,
 }

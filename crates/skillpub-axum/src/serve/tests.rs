@@ -66,6 +66,16 @@ refuses!(
     "`body_budget` is 65536 bytes; give at least 1048576 (1 MiB)"
 );
 refuses!(
+    a_head_size_below_4_kib,
+    max_header_size(1024),
+    "`max_header_size` is 1024 bytes; give 4096 to 417792 (4 KiB to 408 KiB)"
+);
+refuses!(
+    a_head_size_beyond_the_read_buffer,
+    max_header_size(1 << 20),
+    "`max_header_size` is 1048576 bytes; give 4096 to 417792 (4 KiB to 408 KiB)"
+);
+refuses!(
     no_connections,
     max_connections(0),
     "`max_connections` is 0; give at least 1, or leave it unset for no cap"
@@ -80,6 +90,7 @@ async fn the_defaults_and_the_bounds_are_accepted() {
     assert_eq!(limits.timeouts.body_read, DEFAULT_BODY_READ_TIMEOUT);
     assert_eq!(limits.timeouts.request_read, DEFAULT_REQUEST_READ_TIMEOUT);
     assert_eq!(limits.body_budget, DEFAULT_BODY_BUDGET);
+    assert_eq!(limits.max_header_size, DEFAULT_MAX_HEADER_SIZE);
     assert_eq!(limits.grace_period, DEFAULT_GRACE_PERIOD);
     assert_eq!(limits.max_connections, None);
 
@@ -91,9 +102,11 @@ async fn the_defaults_and_the_bounds_are_accepted() {
         .max_connections(1)
         .body_budget(MIN_BODY_BUDGET)
         .request_read_timeout(MAX_TIMEOUT)
+        .max_header_size(*HEADER_SIZE_RANGE.end())
         .limits()
         .unwrap();
     assert_eq!(limits.body_budget, MIN_BODY_BUDGET);
+    assert_eq!(limits.max_header_size, *HEADER_SIZE_RANGE.end());
     assert_eq!(limits.grace_period, Duration::ZERO);
     assert_eq!(limits.max_connections.map(NonZeroUsize::get), Some(1));
 }
