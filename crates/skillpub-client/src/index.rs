@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value};
 use skillpub_core::{
-    Digest, DigestParseError, ErrorKind, MAX_DESCRIPTION_LENGTH, SCHEMA_URI, SKILL_MD,
-    TYPE_ARCHIVE, TYPE_SKILL_MD, validate_name,
+    Digest, DigestParseError, ErrorKind, SCHEMA_URI, SKILL_MD, TYPE_ARCHIVE, TYPE_SKILL_MD,
+    spec::{MAX_DESCRIPTION_LENGTH, validate_name},
 };
 use url::Url;
 

@@ -11,7 +11,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use skillpub_core::{MAX_BYTES_PER_SKILL, SkillMd, advise};
+use skillpub_core::{SkillMd, advise, spec::MAX_BYTES_PER_SKILL};
 
 /// The frontmatter of every body.
 const HEAD: &str = "---\nname: shape\ndescription: Reads the shape files. Use when a test needs a large SKILL.md.\n---\n# Shape\n\n";

@@ -27,11 +27,12 @@ use std::path::{Path, PathBuf};
 
 use crate::catalog::{Catalog, CatalogBuilder};
 use crate::error::{Error, ErrorKind, Errors};
-use crate::file::{MAX_BYTES_PER_SKILL, SKILL_MD, SkillFile};
+use crate::file::{SKILL_MD, SkillFile};
 use crate::io_error::IoError;
 use crate::skill::Skill;
 use crate::skill_files;
 use crate::skipped::Skipped;
+use crate::spec::limits::MAX_BYTES_PER_SKILL;
 use beneath::{Beneath, Refusal};
 use entry::{Listed, Node, Seen};
 use open::Dir;
@@ -173,7 +174,7 @@ impl SkillsFolder {
     /// the sizes the file system reports before anything is read (with the catalog's rule and
     /// message); `SKILL.md` goes through the same checks. The rules every skill follows
     /// wherever it comes from, such as paths that a URL or an archive cannot carry
-    /// ([`validate_file_path`](crate::validate_file_path)), are the catalog's:
+    /// ([`validate_file_path`](crate::spec::validate_file_path)), are the catalog's:
     /// [`SkillsFolder::builder`] and [`Catalog::from_dir`] apply them.
     #[must_use]
     pub fn read(root: impl AsRef<Path>) -> Self {

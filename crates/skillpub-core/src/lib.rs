@@ -43,7 +43,7 @@
 //! [`SkillMd::parse`] reads and checks a single `SKILL.md` with the rules above, as a client
 //! does with a file it fetched. The catalog runs every skill's `SKILL.md` through the same
 //! pipeline (its options are a [`SkillMdParser`]), then the rules of the supporting files
-//! (paths, see [`validate_file_path`], and limits), which are written once and hold for every
+//! (paths, see [`spec::validate_file_path`], and limits), which are written once and hold for every
 //! skill, from memory, from `build.rs` or from a folder, then the rules across skills.
 //! [`CatalogBuilder::check`] runs every rule and builds nothing.
 //!
@@ -133,6 +133,7 @@ mod skill_files;
 mod skill_md;
 #[cfg(feature = "fs")]
 mod skipped;
+pub mod spec;
 mod validate;
 mod yaml;
 
@@ -151,9 +152,7 @@ pub use base_path::{BasePathProblem, validate_base_path};
 pub use catalog::{Artifact, Catalog, CatalogBuilder, PublishedFile, PublishedSkill};
 pub use digest::{DIGEST_PREFIX, Digest, DigestParseError};
 pub use error::{Error, ErrorKind, Errors};
-pub use file::{
-    MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, PathProblem, SKILL_MD, SkillFile, validate_file_path,
-};
+pub use file::{SKILL_MD, SkillFile};
 #[cfg(feature = "fs")]
 #[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
 pub use folder::{SkillSource, SkillsFolder, read_skills_folder};
@@ -176,11 +175,3 @@ pub use skill_md::{SkillMd, SkillMdParser};
 #[cfg(feature = "fs")]
 #[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
 pub use skipped::Skipped;
-pub use validate::{
-    ALLOWED_FIELDS, MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH,
-    validate_name,
-};
-pub use yaml::{
-    MAX_DEPTH as MAX_YAML_DEPTH, MAX_NODES as MAX_YAML_NODES,
-    MAX_SCALAR_BYTES as MAX_YAML_SCALAR_BYTES,
-};

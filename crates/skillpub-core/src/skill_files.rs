@@ -7,9 +7,9 @@ use std::collections::{HashMap, HashSet};
 use bytes::Bytes;
 
 use crate::error::ErrorKind;
-use crate::file::{
-    MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, SKILL_MD, SkillFile, validate_file_path,
-};
+use crate::file::{SKILL_MD, SkillFile};
+use crate::spec::limits::{MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL};
+use crate::spec::path::validate_file_path;
 
 /// How many files the size limit's message names.
 const LARGEST_NAMED: usize = 3;

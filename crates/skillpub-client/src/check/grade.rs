@@ -8,7 +8,9 @@ use std::fmt;
 
 use http::StatusCode;
 use serde_json::{Map, Value};
-use skillpub_core::{Digest, INDEX_PATH, MAX_DESCRIPTION_LENGTH, TYPE_ARCHIVE, TYPE_SKILL_MD};
+use skillpub_core::{
+    Digest, INDEX_PATH, TYPE_ARCHIVE, TYPE_SKILL_MD, spec::MAX_DESCRIPTION_LENGTH,
+};
 use url::{Host, Url};
 
 use super::discovery::well_known;
@@ -239,7 +241,7 @@ fn entry(skill: &Value, index_url: &Url) -> Result<(), String> {
         return Err("not an object".to_owned());
     };
     let name = text(fields, "name")?;
-    if let Some(problem) = skillpub_core::validate_name(name).into_iter().next() {
+    if let Some(problem) = skillpub_core::spec::validate_name(name).into_iter().next() {
         return Err(format!("`name` {problem}"));
     }
     let kind = text(fields, "type")?;
