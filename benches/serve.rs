@@ -49,7 +49,7 @@ fn requests(c: &mut Criterion) {
         catalog().get("write-skill-md").unwrap().skill_md().digest()
     );
     let cases: [(&str, &str, Headers<'_>); 5] = [
-        ("router/get_index", skillpub::model::INDEX_PATH, &[]),
+        ("router/get_index", skillpub::model::paths::INDEX_PATH, &[]),
         ("router/get_skill_md", skill_md, &[]),
         ("router/get_skill_md_br", skill_md, &[BROWSER]),
         ("router/not_modified", skill_md, &[("if-none-match", &etag)]),

@@ -983,7 +983,7 @@ mod codings {
 /// A router nested under a path, and the `Link` to its index.
 mod nesting {
     use super::*;
-    use skillpub_core::BasePathProblem;
+    use skillpub_core::paths::BasePathProblem;
 
     use crate::{AgentSkillsLinkLayer, InvalidBasePath};
 

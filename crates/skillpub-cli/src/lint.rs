@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 use skillpub_core::{
-    Advice, AdviceRule, Error, SKILL_MD, Severity, SkillFile, SkillMdParser, SkillSource,
-    SkillsFolder, advise,
+    Advice, AdviceRule, Error, Severity, SkillFile, SkillMdParser, SkillSource, SkillsFolder,
+    advise, paths::SKILL_MD,
 };
 
 use crate::Format;

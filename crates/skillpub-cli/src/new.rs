@@ -5,7 +5,7 @@ use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use skillpub_core::{SKILL_MD, Section, spec::validate_name};
+use skillpub_core::{Section, paths::SKILL_MD, spec::validate_name};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {

@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use axum::Router;
-use skillpub_core::{Catalog, Errors, INDEX_PATH, LiveCatalog};
+use skillpub_core::{Catalog, Errors, LiveCatalog, paths::INDEX_PATH};
 
 use crate::unknown_fields_hint;
 use watched::Folder;

@@ -4,7 +4,10 @@
 use std::time::Instant;
 
 use http::{Method, StatusCode};
-use skillpub_core::{Digest, Errors, Frontmatter, INDEX_PATH, JSON, SKILL_MD, SkillMd};
+use skillpub_core::{
+    Digest, Errors, Frontmatter, JSON, SkillMd,
+    paths::{INDEX_PATH, SKILL_MD},
+};
 use url::Url;
 
 use crate::fetch::{ACCEPT_ENCODING, FetchError, Fetched, Limits, Policy, Transport, send};

@@ -3,10 +3,8 @@
 
 use serde_json::json;
 
-use crate::index::{INDEX_PATH, UrlStyle};
-
-/// Where the API catalog is published.
-pub const API_CATALOG_PATH: &str = "/.well-known/api-catalog";
+use crate::index::UrlStyle;
+use crate::paths::{API_CATALOG_PATH, INDEX_PATH};
 
 /// Its media type: a JSON linkset (RFC 9264) with the API catalog profile (RFC 9727).
 pub const LINKSET: &str =

@@ -26,11 +26,6 @@ use sha2::{Digest as _, Sha256};
 
 use crate::digest::Digest;
 
-/// The file name suffix of the tar archive of a skill.
-pub const TAR_GZ_SUFFIX: &str = ".tar.gz";
-/// The file name suffix of the zip archive of a skill.
-pub const ZIP_SUFFIX: &str = ".zip";
-
 /// The deflate level of the archives.
 const ARCHIVE_LEVEL: u8 = 6;
 

@@ -5,19 +5,21 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use crate::api_catalog::{self, API_CATALOG_PATH};
+use crate::api_catalog;
 use crate::archive;
-use crate::base_path;
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind, Errors};
-use crate::file::{SKILL_MD, SKILL_MD_MODE};
+use crate::file::SKILL_MD_MODE;
 use crate::frontmatter::Frontmatter;
-use crate::index::{
-    self, ArchiveFormat, INDEX_PATH, TYPE_ARCHIVE, TYPE_SKILL_MD, UrlStyle, WELL_KNOWN_PATH,
-};
-use crate::legacy::{self, LEGACY_INDEX_PATH, LEGACY_PATH};
+use crate::index::{self, ArchiveFormat, TYPE_ARCHIVE, TYPE_SKILL_MD, UrlStyle};
+use crate::legacy;
 use crate::media;
 use crate::parallel;
+use crate::paths::base_path;
+use crate::paths::{
+    self, API_CATALOG_PATH, INDEX_PATH, LEGACY_INDEX_PATH, LEGACY_PATH, SKILL_MD, TAR_GZ_SUFFIX,
+    WELL_KNOWN_PATH, ZIP_SUFFIX,
+};
 use crate::skill::{BuiltArchives, Skill};
 use crate::skill_files;
 use crate::skill_md::{Label, NO_FOLDER, SkillMd, SkillMdParser};
@@ -868,7 +870,7 @@ fn published_skill(checked: Checked<'_>) -> PublishedSkill {
     let skill_md_file = PublishedFile {
         relative: SKILL_MD.to_owned(),
         mode: SKILL_MD_MODE,
-        artifact: Artifact::hashed(index::skill_md_path(name), media::MARKDOWN, bytes, digest),
+        artifact: Artifact::hashed(paths::skill_md_path(name), media::MARKDOWN, bytes, digest),
     };
     let mut files: Vec<PublishedFile> = skill
         .files()
@@ -946,12 +948,12 @@ fn build_archives(skill: &PublishedSkill) -> Result<[Artifact; 2], String> {
 fn archive_artifacts(name: &str, [tar_gz, zip]: [Bytes; 2]) -> [Artifact; 2] {
     [
         Artifact::new(
-            format!("{WELL_KNOWN_PATH}{name}{}", archive::TAR_GZ_SUFFIX),
+            format!("{WELL_KNOWN_PATH}{name}{}", TAR_GZ_SUFFIX),
             media::GZIP,
             tar_gz,
         ),
         Artifact::new(
-            format!("{WELL_KNOWN_PATH}{name}{}", archive::ZIP_SUFFIX),
+            format!("{WELL_KNOWN_PATH}{name}{}", ZIP_SUFFIX),
             media::ZIP,
             zip,
         ),

@@ -414,7 +414,7 @@ pub enum ErrorKind {
         /// The base path as given.
         base_path: String,
         /// What is wrong with it.
-        problem: crate::base_path::BasePathProblem,
+        problem: crate::paths::base_path::BasePathProblem,
     },
     /// Two skills in one catalog have the same name.
     #[error(
@@ -906,7 +906,7 @@ mod tests {
         base_path,
         ErrorKind::BasePath {
             base_path: "/tenant/".into(),
-            problem: crate::BasePathProblem::TrailingSlash
+            problem: crate::paths::BasePathProblem::TrailingSlash
         },
         "the base path `/tenant/` ends with `/`; write it without the final slash, such as `/tenant` (for the site root, set no base path)"
     );
@@ -917,7 +917,7 @@ mod tests {
             "base_path",
             ErrorKind::BasePath {
                 base_path: "tenant".into(),
-                problem: crate::BasePathProblem::Relative,
+                problem: crate::paths::BasePathProblem::Relative,
             },
         );
         assert_eq!(

@@ -6,9 +6,6 @@ use std::fmt;
 
 use bytes::Bytes;
 
-/// The file every skill has; it is given apart from the supporting files.
-pub const SKILL_MD: &str = "SKILL.md";
-
 /// The Unix mode of `SKILL.md` in archives.
 pub(crate) const SKILL_MD_MODE: u32 = 0o644;
 

@@ -27,8 +27,9 @@ use std::path::{Path, PathBuf};
 
 use crate::catalog::{Catalog, CatalogBuilder};
 use crate::error::{Error, ErrorKind, Errors};
-use crate::file::{SKILL_MD, SkillFile};
+use crate::file::SkillFile;
 use crate::io_error::IoError;
+use crate::paths::SKILL_MD;
 use crate::skill::Skill;
 use crate::skill_files;
 use crate::skipped::Skipped;

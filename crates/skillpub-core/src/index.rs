@@ -1,15 +1,10 @@
-//! The discovery index (`/.well-known/agent-skills/index.json`, draft 0.2.0): its paths, its
-//! URL styles and its rendering.
+//! The discovery index (`/.well-known/agent-skills/index.json`, draft 0.2.0): its URL styles
+//! and its rendering.
 
 use serde::Serialize;
 
 use crate::origin::Origin;
-
-/// The folder every artifact is published under.
-pub const WELL_KNOWN_PATH: &str = "/.well-known/agent-skills/";
-
-/// Where the index is published.
-pub const INDEX_PATH: &str = "/.well-known/agent-skills/index.json";
+use crate::paths::{TAR_GZ_SUFFIX, WELL_KNOWN_PATH, ZIP_SUFFIX};
 
 /// The `$schema` of a draft 0.2.0 index; clients match it byte for byte.
 pub const SCHEMA_URI: &str = "https://schemas.agentskills.io/discovery/0.2.0/schema.json";
@@ -19,18 +14,6 @@ pub const TYPE_SKILL_MD: &str = "skill-md";
 
 /// The `type` of a skill published as an archive of its folder.
 pub const TYPE_ARCHIVE: &str = "archive";
-
-/// The path where a skill's `SKILL.md` is published.
-///
-/// # Example
-///
-/// ```
-/// assert_eq!(skillpub_core::skill_md_path("pdf"), "/.well-known/agent-skills/pdf/SKILL.md");
-/// ```
-#[must_use]
-pub fn skill_md_path(name: &str) -> String {
-    format!("{WELL_KNOWN_PATH}{name}/SKILL.md")
-}
 
 /// How the index writes each entry's `url`.
 ///
@@ -124,8 +107,8 @@ impl ArchiveFormat {
     #[must_use]
     pub fn suffix(self) -> &'static str {
         match self {
-            Self::TarGz => crate::archive::TAR_GZ_SUFFIX,
-            Self::Zip => crate::archive::ZIP_SUFFIX,
+            Self::TarGz => TAR_GZ_SUFFIX,
+            Self::Zip => ZIP_SUFFIX,
         }
     }
 }

@@ -112,7 +112,6 @@
 mod advice;
 mod api_catalog;
 mod archive;
-mod base_path;
 mod catalog;
 mod digest;
 mod error;
@@ -128,6 +127,7 @@ mod live;
 mod media;
 mod origin;
 mod parallel;
+pub mod paths;
 mod skill;
 mod skill_files;
 mod skill_md;
@@ -146,25 +146,20 @@ pub use advice::{
     Advice, AdviceDeadline, AdviceRule, MAX_BODY_TOKENS, MAX_SKILL_MD_LINES, Section, Severity,
     UnknownRule, advise, advise_before, estimate_tokens,
 };
-pub use api_catalog::{API_CATALOG_PATH, LINKSET};
-pub use archive::{TAR_GZ_SUFFIX, ZIP_SUFFIX, gzip};
-pub use base_path::{BasePathProblem, validate_base_path};
+pub use api_catalog::LINKSET;
+pub use archive::gzip;
 pub use catalog::{Artifact, Catalog, CatalogBuilder, PublishedFile, PublishedSkill};
 pub use digest::{DIGEST_PREFIX, Digest, DigestParseError};
 pub use error::{Error, ErrorKind, Errors};
-pub use file::{SKILL_MD, SkillFile};
+pub use file::SkillFile;
 #[cfg(feature = "fs")]
 #[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
 pub use folder::{SkillSource, SkillsFolder, read_skills_folder};
 pub use frontmatter::Frontmatter;
-pub use index::{
-    ArchiveFormat, INDEX_PATH, SCHEMA_URI, TYPE_ARCHIVE, TYPE_SKILL_MD, UrlStyle, WELL_KNOWN_PATH,
-    skill_md_path,
-};
+pub use index::{ArchiveFormat, SCHEMA_URI, TYPE_ARCHIVE, TYPE_SKILL_MD, UrlStyle};
 #[cfg(feature = "fs")]
 #[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
 pub use io_error::IoError;
-pub use legacy::{LEGACY_INDEX_PATH, LEGACY_PATH};
 pub use live::{LiveCatalog, LiveView, Snapshot};
 pub use media::{
     GZIP, JSON, MARKDOWN, OCTET_STREAM, PLAIN_TEXT, ZIP, essence, is_text, media_type,

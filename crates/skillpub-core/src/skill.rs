@@ -8,7 +8,8 @@ use bytes::Bytes;
 
 use crate::archive;
 use crate::digest::Digest;
-use crate::file::{SKILL_MD, SKILL_MD_MODE, SkillFile};
+use crate::file::{SKILL_MD_MODE, SkillFile};
+use crate::paths::SKILL_MD;
 
 /// One skill's `SKILL.md` and supporting files, as bytes that the catalog will serve unchanged.
 ///

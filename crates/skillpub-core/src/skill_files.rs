@@ -7,7 +7,8 @@ use std::collections::{HashMap, HashSet};
 use bytes::Bytes;
 
 use crate::error::ErrorKind;
-use crate::file::{SKILL_MD, SkillFile};
+use crate::file::SkillFile;
+use crate::paths::SKILL_MD;
 use crate::spec::limits::{MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL};
 use crate::spec::path::validate_file_path;
 

@@ -6,8 +6,8 @@ use bytes::Bytes;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorKind, Errors};
-use crate::file::SKILL_MD;
 use crate::frontmatter::{self, Frontmatter};
+use crate::paths::SKILL_MD;
 use crate::skill;
 use crate::validate::{self, Problem};
 use crate::yaml::{self, YamlError};

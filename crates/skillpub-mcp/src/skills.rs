@@ -15,7 +15,7 @@ use rmcp::model::{
     ReadResourceDirectoryResult, ReadResourceResult, Resource, ResourceContents, Skill,
     SkillFrontmatter, SkillResource, SkillResources,
 };
-use skillpub_core::{Catalog, PublishedSkill, SKILL_MD, essence};
+use skillpub_core::{Catalog, PublishedSkill, essence, paths::SKILL_MD};
 
 use crate::instructions;
 use crate::prompts::Prompts;

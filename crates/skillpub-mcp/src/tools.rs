@@ -13,7 +13,7 @@ use rmcp::model::{
 };
 use serde_json::{Value, json};
 use skillpub_core::{
-    SKILL_MD,
+    paths::SKILL_MD,
     spec::{MAX_NAME_LENGTH, PathProblem, validate_file_path, validate_name},
 };
 

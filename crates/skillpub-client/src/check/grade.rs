@@ -9,7 +9,7 @@ use std::fmt;
 use http::StatusCode;
 use serde_json::{Map, Value};
 use skillpub_core::{
-    Digest, INDEX_PATH, TYPE_ARCHIVE, TYPE_SKILL_MD, spec::MAX_DESCRIPTION_LENGTH,
+    Digest, TYPE_ARCHIVE, TYPE_SKILL_MD, paths::INDEX_PATH, spec::MAX_DESCRIPTION_LENGTH,
 };
 use url::{Host, Url};
 

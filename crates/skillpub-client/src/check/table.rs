@@ -16,7 +16,9 @@
 //! below the table pick the code for each of its variants.
 
 use http::StatusCode;
-use skillpub_core::{Advice, AdviceDeadline, Digest, ErrorKind, SCHEMA_URI, SKILL_MD, Severity};
+use skillpub_core::{
+    Advice, AdviceDeadline, Digest, ErrorKind, SCHEMA_URI, Severity, paths::SKILL_MD,
+};
 use url::Url;
 
 use super::link::Malformed;

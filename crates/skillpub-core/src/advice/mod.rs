@@ -435,7 +435,7 @@ impl<'a> Input<'a> {
             files
                 .into_iter()
                 .map(|path| path.as_ref().to_owned())
-                .chain([crate::SKILL_MD.to_owned()]),
+                .chain([crate::paths::SKILL_MD.to_owned()]),
         );
         Self {
             name: frontmatter.name(),

@@ -1,7 +1,7 @@
 //! The rules a supporting file's path follows, so that every path works unchanged as a URL
 //! and as an archive entry.
 
-use crate::file::SKILL_MD;
+use crate::paths::SKILL_MD;
 
 /// Why a file path cannot be published.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use crate::{BasePathProblem, ErrorKind, spec::PathProblem};
+use crate::{ErrorKind, paths::BasePathProblem, spec::PathProblem};
 
 /// The table of codes in the crate docs and the README: each code with its row.
 fn documented() -> Vec<(&'static str, &'static str)> {
