@@ -5,7 +5,8 @@ use std::time::Instant;
 
 use http::{Method, StatusCode};
 use skillpub_core::{
-    Digest, Errors, Frontmatter, JSON, SkillMd,
+    Digest, Errors, Frontmatter, SkillMd,
+    media::JSON,
     paths::{INDEX_PATH, SKILL_MD},
 };
 use url::Url;

@@ -5,7 +5,7 @@ use std::io::Read;
 use std::time::{Duration, Instant};
 
 use http::{HeaderMap, Method, StatusCode};
-use skillpub_core::{Digest, essence};
+use skillpub_core::{Digest, media::essence};
 use url::Url;
 
 use crate::source::SourceError;

@@ -12,7 +12,7 @@ use std::io::{Cursor, Read};
 use std::time::Instant;
 
 use skillpub_core::{
-    GZIP, ZIP,
+    media::{GZIP, ZIP},
     paths::{SKILL_MD, TAR_GZ_SUFFIX, ZIP_SUFFIX},
 };
 

@@ -735,7 +735,7 @@ impl CatalogBuilder {
             let bytes = Bytes::from(api_catalog::render(&self.url_style, &self.base_path));
             extra.push(Artifact::new(
                 API_CATALOG_PATH.to_owned(),
-                api_catalog::LINKSET,
+                media::LINKSET,
                 bytes,
             ));
         }

@@ -124,7 +124,7 @@ mod index;
 mod io_error;
 mod legacy;
 mod live;
-mod media;
+pub mod media;
 mod origin;
 mod parallel;
 pub mod paths;
@@ -146,7 +146,6 @@ pub use advice::{
     Advice, AdviceDeadline, AdviceRule, MAX_BODY_TOKENS, MAX_SKILL_MD_LINES, Section, Severity,
     UnknownRule, advise, advise_before, estimate_tokens,
 };
-pub use api_catalog::LINKSET;
 pub use archive::gzip;
 pub use catalog::{Artifact, Catalog, CatalogBuilder, PublishedFile, PublishedSkill};
 pub use digest::{DIGEST_PREFIX, Digest, DigestParseError};
@@ -161,9 +160,6 @@ pub use index::{ArchiveFormat, SCHEMA_URI, TYPE_ARCHIVE, TYPE_SKILL_MD, UrlStyle
 #[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
 pub use io_error::IoError;
 pub use live::{LiveCatalog, LiveView, Snapshot};
-pub use media::{
-    GZIP, JSON, MARKDOWN, OCTET_STREAM, PLAIN_TEXT, ZIP, essence, is_text, media_type,
-};
 pub use origin::{DEV_PORTS, Origin, OriginError, is_local_host, is_local_ip};
 pub use skill::Skill;
 pub use skill_md::{SkillMd, SkillMdParser};

@@ -18,8 +18,8 @@ use std::time::Instant;
 
 use http::{HeaderMap, Method, StatusCode};
 use skillpub_core::{
-    DEV_PORTS, ErrorKind, GZIP, JSON, MARKDOWN, PLAIN_TEXT, Severity, SkillMd, ZIP, essence,
-    is_local_host,
+    DEV_PORTS, ErrorKind, Severity, SkillMd, is_local_host,
+    media::{GZIP, JSON, MARKDOWN, PLAIN_TEXT, ZIP, essence},
 };
 use url::Url;
 
