@@ -26,7 +26,7 @@ static WITH_FILE: Skill = Skill::from_static_parts(
 fn catalog() -> Catalog {
     let mut builder: CatalogBuilder = Catalog::builder();
     builder
-        .url_style(model::UrlStyle::Relative)
+        .url_style(model::index::UrlStyle::Relative)
         .skills([&WRITE_SKILL_MD, &WITH_FILE]);
     builder.build().expect("the skills are valid")
 }

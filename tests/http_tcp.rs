@@ -8,7 +8,7 @@ use axum::extract::State;
 use axum::{Router, routing::get};
 use common::example_catalog;
 use skillpub::Catalog;
-use skillpub::model::{Digest, UrlStyle, paths::INDEX_PATH};
+use skillpub::model::{Digest, index::UrlStyle, paths::INDEX_PATH};
 use skillpub::web::AgentSkillsLinkLayer;
 use skillpub_testkit::{Response, decode, request, serve};
 

@@ -100,8 +100,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use skillpub_core::{
-    ArchiveFormat, CatalogBuilder, Digest, Errors, IoError, Skill, SkillMdParser, SkillsFolder,
-    read_skills_folder,
+    CatalogBuilder, Digest, Errors, IoError, Skill, SkillMdParser, SkillsFolder,
+    index::ArchiveFormat, read_skills_folder,
 };
 
 /// The file written to `OUT_DIR` for a static named `name`, which

@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use skillpub_core::{
-    ArchiveFormat, Artifact, Catalog, Error, Origin, SkillsFolder, UrlStyle,
+    Artifact, Catalog, Error, Origin, SkillsFolder,
+    index::{ArchiveFormat, UrlStyle},
     paths::{API_CATALOG_PATH, LEGACY_PATH, WELL_KNOWN_PATH},
 };
 

@@ -4,7 +4,8 @@
 
 use serde_json::{Map, Value};
 use skillpub_core::{
-    Digest, DigestParseError, ErrorKind, SCHEMA_URI, TYPE_ARCHIVE, TYPE_SKILL_MD,
+    Digest, DigestParseError, ErrorKind,
+    index::{SCHEMA_URI, TYPE_ARCHIVE, TYPE_SKILL_MD},
     paths::SKILL_MD,
     spec::{MAX_DESCRIPTION_LENGTH, validate_name},
 };

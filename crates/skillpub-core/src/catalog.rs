@@ -351,7 +351,7 @@ impl Catalog {
     /// # Example
     ///
     /// ```
-    /// use skillpub_core::{Catalog, UrlStyle};
+    /// use skillpub_core::{Catalog, index::UrlStyle};
     ///
     /// let root = Catalog::new(Vec::<skillpub_core::Skill>::new())?;
     /// assert_eq!(root.index_url(), "/.well-known/agent-skills/index.json");
@@ -390,7 +390,7 @@ impl Catalog {
 /// # Example
 ///
 /// ```
-/// use skillpub_core::{ArchiveFormat, Catalog, Skill, UrlStyle};
+/// use skillpub_core::{Catalog, Skill, index::{ArchiveFormat, UrlStyle}};
 ///
 /// let catalog = Catalog::builder()
 ///     .skill(Skill::from_static("---\nname: a\ndescription: Does a.\nx-owner: me\n---\n"))

@@ -1,5 +1,25 @@
-//! The discovery index (`/.well-known/agent-skills/index.json`, draft 0.2.0): its URL styles
-//! and its rendering.
+//! The discovery index (`/.well-known/agent-skills/index.json`, draft 0.2.0): its `$schema`,
+//! how its entries write their `url` and which archive they list. A
+//! [`CatalogBuilder`](crate::CatalogBuilder) takes the options and renders the index once.
+//!
+//! # Example
+//!
+//! ```
+//! use skillpub_core::index::{ArchiveFormat, SCHEMA_URI, UrlStyle};
+//! use skillpub_core::{Catalog, Skill, SkillFile};
+//!
+//! let skill = Skill::new(None, "---\nname: pdf\ndescription: Reads PDFs.\n---\n")
+//!     .with_files(vec![SkillFile::new("references/forms.md", "# Forms\n", false)]);
+//! let catalog = Catalog::builder()
+//!     .skill(skill)
+//!     .url_style(UrlStyle::Relative)
+//!     .archive_format(ArchiveFormat::Zip)
+//!     .build()?;
+//! let index: serde_json::Value = serde_json::from_slice(catalog.index().bytes()).unwrap();
+//! assert_eq!(index["$schema"], SCHEMA_URI);
+//! assert_eq!(index["skills"][0]["url"], "pdf.zip");
+//! # Ok::<(), skillpub_core::Errors>(())
+//! ```
 
 use serde::Serialize;
 

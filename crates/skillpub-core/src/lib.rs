@@ -119,7 +119,7 @@ mod file;
 #[cfg(feature = "fs")]
 mod folder;
 mod frontmatter;
-mod index;
+pub mod index;
 #[cfg(feature = "fs")]
 mod io_error;
 mod legacy;
@@ -155,7 +155,6 @@ pub use file::SkillFile;
 #[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
 pub use folder::{SkillSource, SkillsFolder, read_skills_folder};
 pub use frontmatter::Frontmatter;
-pub use index::{ArchiveFormat, SCHEMA_URI, TYPE_ARCHIVE, TYPE_SKILL_MD, UrlStyle};
 #[cfg(feature = "fs")]
 #[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
 pub use io_error::IoError;

@@ -169,7 +169,7 @@ impl Skill {
     /// # Example
     ///
     /// ```
-    /// use skillpub_core::{ArchiveFormat, Catalog, Skill, SkillFile};
+    /// use skillpub_core::{Catalog, Skill, SkillFile, index::ArchiveFormat};
     ///
     /// static FILES: [SkillFile; 1] = [SkillFile::from_static("references/a.md", b"# A\n", false)];
     /// let skill = Skill::from_static_parts("skills/pdf", b"---\nname: pdf\ndescription: d\n---\n", &FILES);

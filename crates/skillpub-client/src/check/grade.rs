@@ -9,7 +9,10 @@ use std::fmt;
 use http::StatusCode;
 use serde_json::{Map, Value};
 use skillpub_core::{
-    Digest, TYPE_ARCHIVE, TYPE_SKILL_MD, paths::INDEX_PATH, spec::MAX_DESCRIPTION_LENGTH,
+    Digest,
+    index::{TYPE_ARCHIVE, TYPE_SKILL_MD},
+    paths::INDEX_PATH,
+    spec::MAX_DESCRIPTION_LENGTH,
 };
 use url::{Host, Url};
 
@@ -290,7 +293,7 @@ fn text<'a>(fields: &'a Map<String, Value>, field: &str) -> Result<&'a str, Stri
 #[cfg(test)]
 mod tests {
     use http::{HeaderMap, HeaderValue};
-    use skillpub_core::SCHEMA_URI;
+    use skillpub_core::index::SCHEMA_URI;
 
     use super::*;
 

@@ -17,7 +17,7 @@
 
 use http::StatusCode;
 use skillpub_core::{
-    Advice, AdviceDeadline, Digest, ErrorKind, SCHEMA_URI, Severity, paths::SKILL_MD,
+    Advice, AdviceDeadline, Digest, ErrorKind, Severity, index::SCHEMA_URI, paths::SKILL_MD,
 };
 use url::Url;
 

@@ -3,7 +3,7 @@
 
 use std::io::Read;
 
-use crate::{ArchiveFormat, Catalog, CatalogBuilder, Digest, Skill, SkillFile};
+use crate::{Catalog, CatalogBuilder, Digest, Skill, SkillFile, index::ArchiveFormat};
 
 const SKILL_MD: &str =
     "---\nname: pdf\ndescription: Reads PDF files.\n---\nSee references/forms.md.\n";

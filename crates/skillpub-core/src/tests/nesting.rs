@@ -2,7 +2,7 @@
 //! do not.
 
 use crate::{
-    Catalog, CatalogBuilder, ErrorKind, Skill, SkillFile, UrlStyle, paths::BasePathProblem,
+    Catalog, CatalogBuilder, ErrorKind, Skill, SkillFile, index::UrlStyle, paths::BasePathProblem,
 };
 
 const PDF: &str = "---\nname: pdf\ndescription: Reads PDF files.\n---\n";
