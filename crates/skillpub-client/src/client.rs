@@ -6,13 +6,14 @@ use std::time::Instant;
 use http::{Method, StatusCode};
 use skillpub_core::{
     Digest, Errors, Frontmatter, SkillMd,
+    index::ArtifactKind,
     media::JSON,
     paths::{INDEX_PATH, SKILL_MD},
 };
 use url::Url;
 
 use crate::fetch::{ACCEPT_ENCODING, FetchError, Fetched, Limits, Policy, Transport, send};
-use crate::index::{self, ArtifactKind, Entry, Index, IndexError};
+use crate::index::{self, Entry, Index, IndexError};
 use crate::unpack::{self, UnpackError, UnpackNote, UnpackedFile};
 
 /// A strict discovery client over a transport.

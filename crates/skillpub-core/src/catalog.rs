@@ -11,7 +11,7 @@ use crate::digest::Digest;
 use crate::error::{Error, ErrorKind, Errors};
 use crate::file::SKILL_MD_MODE;
 use crate::frontmatter::Frontmatter;
-use crate::index::{self, ArchiveFormat, TYPE_ARCHIVE, TYPE_SKILL_MD, UrlStyle};
+use crate::index::{self, ArchiveFormat, ArtifactKind, UrlStyle};
 use crate::legacy;
 use crate::media;
 use crate::parallel;
@@ -191,13 +191,14 @@ impl PublishedSkill {
         })
     }
 
-    /// The index `type`: `archive` for a skill with supporting files, else `skill-md`.
+    /// The index `type`: [`ArtifactKind::Archive`] for a skill with supporting files, else
+    /// [`ArtifactKind::SkillMd`].
     #[must_use]
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> ArtifactKind {
         if self.archives.is_some() {
-            TYPE_ARCHIVE
+            ArtifactKind::Archive
         } else {
-            TYPE_SKILL_MD
+            ArtifactKind::SkillMd
         }
     }
 
@@ -712,7 +713,7 @@ impl CatalogBuilder {
             .iter()
             .map(|skill| index::Entry {
                 name: skill.name(),
-                kind: skill.kind(),
+                kind: skill.kind().as_str(),
                 description: skill.frontmatter.description(),
                 url: &skill.url,
                 digest: self.listed(skill).digest().to_string(),

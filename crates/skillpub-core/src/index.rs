@@ -21,6 +21,8 @@
 //! # Ok::<(), skillpub_core::Errors>(())
 //! ```
 
+use std::fmt;
+
 use serde::Serialize;
 
 use crate::origin::Origin;
@@ -29,11 +31,56 @@ use crate::paths::{TAR_GZ_SUFFIX, WELL_KNOWN_PATH, ZIP_SUFFIX};
 /// The `$schema` of a draft 0.2.0 index; clients match it byte for byte.
 pub const SCHEMA_URI: &str = "https://schemas.agentskills.io/discovery/0.2.0/schema.json";
 
-/// The `type` of a skill published as its `SKILL.md` alone.
-pub const TYPE_SKILL_MD: &str = "skill-md";
+/// How a skill is distributed: the `type` of its index entry.
+///
+/// A catalog lists a skill with supporting files as an archive and any other as its
+/// `SKILL.md` ([`PublishedSkill::kind`](crate::PublishedSkill::kind)); a client reads
+/// the `type` of a fetched entry back with [`from_type`](Self::from_type).
+///
+/// # Example
+///
+/// ```
+/// use skillpub_core::index::ArtifactKind;
+///
+/// assert_eq!(ArtifactKind::SkillMd.as_str(), "skill-md");
+/// assert_eq!(ArtifactKind::Archive.as_str(), "archive");
+/// assert_eq!(ArtifactKind::from_type("archive"), Some(ArtifactKind::Archive));
+/// assert_eq!(ArtifactKind::from_type("tarball"), None);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ArtifactKind {
+    /// `skill-md`: a single `SKILL.md`.
+    SkillMd,
+    /// `archive`: a `.tar.gz` or `.zip` of the skill folder.
+    Archive,
+}
 
-/// The `type` of a skill published as an archive of its folder.
-pub const TYPE_ARCHIVE: &str = "archive";
+impl ArtifactKind {
+    /// The entry's `type` for this kind: `skill-md` or `archive`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::SkillMd => "skill-md",
+            Self::Archive => "archive",
+        }
+    }
+
+    /// The kind whose `type` is exactly `kind`, or `None` for a type the draft does not
+    /// define (which clients skip).
+    #[must_use]
+    pub fn from_type(kind: &str) -> Option<Self> {
+        [Self::SkillMd, Self::Archive]
+            .into_iter()
+            .find(|known| known.as_str() == kind)
+    }
+}
+
+/// The `type`, as [`as_str`](Self::as_str) gives it.
+impl fmt::Display for ArtifactKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// How the index writes each entry's `url`.
 ///

@@ -8,12 +8,7 @@ use std::fmt;
 
 use http::StatusCode;
 use serde_json::{Map, Value};
-use skillpub_core::{
-    Digest,
-    index::{TYPE_ARCHIVE, TYPE_SKILL_MD},
-    paths::INDEX_PATH,
-    spec::MAX_DESCRIPTION_LENGTH,
-};
+use skillpub_core::{Digest, index::ArtifactKind, paths::INDEX_PATH, spec::MAX_DESCRIPTION_LENGTH};
 use url::{Host, Url};
 
 use super::discovery::well_known;
@@ -248,9 +243,10 @@ fn entry(skill: &Value, index_url: &Url) -> Result<(), String> {
         return Err(format!("`name` {problem}"));
     }
     let kind = text(fields, "type")?;
-    if kind != TYPE_SKILL_MD && kind != TYPE_ARCHIVE {
+    if ArtifactKind::from_type(kind).is_none() {
+        let (skill_md, archive) = (ArtifactKind::SkillMd, ArtifactKind::Archive);
         return Err(format!(
-            "`type` `{kind}` is neither {TYPE_SKILL_MD} nor {TYPE_ARCHIVE}"
+            "`type` `{kind}` is neither {skill_md} nor {archive}"
         ));
     }
     let length = text(fields, "description")?.chars().count();

@@ -18,7 +18,9 @@ use std::time::Instant;
 
 use http::{HeaderMap, Method, StatusCode};
 use skillpub_core::{
-    DEV_PORTS, ErrorKind, Severity, SkillMd, is_local_host,
+    DEV_PORTS, ErrorKind, Severity, SkillMd,
+    index::ArtifactKind,
+    is_local_host,
     media::{GZIP, JSON, MARKDOWN, PLAIN_TEXT, ZIP, essence},
 };
 use url::Url;
@@ -29,7 +31,7 @@ pub use table::{CheckKind, UnknownCode};
 
 use crate::client::{Client, ClientError, FetchedSkill};
 use crate::fetch::{ACCEPT_ENCODING, FetchError, Fetched, Transport};
-use crate::index::{self, ArtifactKind, Entry, Version};
+use crate::index::{self, Entry, Version};
 use table::Finding;
 
 /// Called as each artifact download starts, with (position, total, url); from several
