@@ -6,8 +6,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use skillpub_core::{
-    Artifact, Catalog, Error, Origin, SkillsFolder,
+    Artifact, Catalog, Error, SkillsFolder,
     index::{ArchiveFormat, UrlStyle},
+    origin::Origin,
     paths::{API_CATALOG_PATH, LEGACY_PATH, WELL_KNOWN_PATH},
 };
 

@@ -100,7 +100,7 @@ impl fmt::Display for ArtifactKind {
 /// assert_eq!(absolute.skill_md_url("pdf"), "https://skills.example.com/.well-known/agent-skills/pdf/SKILL.md");
 /// assert_eq!(UrlStyle::Relative.skill_md_url("pdf"), "pdf/SKILL.md");
 /// assert_eq!(UrlStyle::default().skill_md_url("pdf"), "/.well-known/agent-skills/pdf/SKILL.md");
-/// # Ok::<(), skillpub_core::OriginError>(())
+/// # Ok::<(), skillpub_core::origin::OriginError>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]

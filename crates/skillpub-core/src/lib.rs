@@ -125,7 +125,7 @@ mod io_error;
 mod legacy;
 mod live;
 pub mod media;
-mod origin;
+pub mod origin;
 mod parallel;
 pub mod paths;
 mod skill;
@@ -159,7 +159,6 @@ pub use frontmatter::Frontmatter;
 #[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
 pub use io_error::IoError;
 pub use live::{LiveCatalog, LiveView, Snapshot};
-pub use origin::{DEV_PORTS, Origin, OriginError, is_local_host, is_local_ip};
 pub use skill::Skill;
 pub use skill_md::{SkillMd, SkillMdParser};
 #[cfg(feature = "fs")]

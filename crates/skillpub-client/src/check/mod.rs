@@ -18,10 +18,10 @@ use std::time::Instant;
 
 use http::{HeaderMap, Method, StatusCode};
 use skillpub_core::{
-    DEV_PORTS, ErrorKind, Severity, SkillMd,
+    ErrorKind, Severity, SkillMd,
     index::ArtifactKind,
-    is_local_host,
     media::{GZIP, JSON, MARKDOWN, PLAIN_TEXT, ZIP, essence},
+    origin::{DEV_PORTS, is_local_host},
 };
 use url::Url;
 
