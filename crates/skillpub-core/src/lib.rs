@@ -79,7 +79,7 @@
 //! upload, one catalog per customer) holds a [`LiveCatalog`] and publishes each new catalog
 //! with [`LiveCatalog::replace`]. The servers built from the handle (skillpub-axum's live and
 //! per-host routers, skillpub-mcp's live service) prepare their answers for a catalog before
-//! it is swapped in, and answer every request from one [`Snapshot`]; a replaced snapshot is
+//! it is swapped in, and answer every request from one [`Snapshot`](live::Snapshot); a replaced snapshot is
 //! freed when the last request that loaded it ends. The example on [`LiveCatalog`] builds a
 //! catalog from bytes held at run time with [`Skill::new`] and [`Skill::with_files`].
 //!
@@ -123,7 +123,7 @@ pub mod index;
 #[cfg(feature = "fs")]
 mod io_error;
 mod legacy;
-mod live;
+pub mod live;
 pub mod media;
 pub mod origin;
 mod parallel;
@@ -158,7 +158,8 @@ pub use frontmatter::Frontmatter;
 #[cfg(feature = "fs")]
 #[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
 pub use io_error::IoError;
-pub use live::{LiveCatalog, LiveView, Snapshot};
+#[doc(inline)]
+pub use live::LiveCatalog;
 pub use skill::Skill;
 pub use skill_md::{SkillMd, SkillMdParser};
 #[cfg(feature = "fs")]
