@@ -4,7 +4,8 @@
 
 use serde_json::{Map, Value};
 use skillpub_core::{
-    Digest, DigestParseError, ErrorKind,
+    Digest, ErrorKind,
+    digest::DigestParseError,
     index::{ArtifactKind, SCHEMA_URI},
     paths::SKILL_MD,
     spec::{MAX_DESCRIPTION_LENGTH, validate_name},

@@ -113,7 +113,7 @@ mod advice;
 mod api_catalog;
 mod archive;
 mod catalog;
-mod digest;
+pub mod digest;
 mod error;
 mod file;
 #[cfg(feature = "fs")]
@@ -148,7 +148,8 @@ pub use advice::{
 };
 pub use archive::gzip;
 pub use catalog::{Artifact, Catalog, CatalogBuilder, PublishedFile, PublishedSkill};
-pub use digest::{DIGEST_PREFIX, Digest, DigestParseError};
+#[doc(inline)]
+pub use digest::Digest;
 pub use error::{Error, ErrorKind, Errors};
 pub use file::SkillFile;
 #[cfg(feature = "fs")]
