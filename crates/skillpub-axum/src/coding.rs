@@ -2,7 +2,7 @@
 //!
 //! Only text is encoded (JSON, Markdown, `text/*`, XML and SVG); archives, images and other
 //! binaries are always sent as they are. The encoders are pinned (gzip through
-//! [`skillpub_core::gzip`], the archives' own compressor; brotli at a fixed quality and
+//! [`skillpub_core::archive::gzip`], the archives' own compressor; brotli at a fixed quality and
 //! window), so every replica makes the same bytes for the same file, which its strong `ETag`
 //! promises.
 
@@ -41,7 +41,7 @@ impl Coding {
     pub(crate) fn encode(self, plain: &[u8]) -> Option<Bytes> {
         match self {
             Self::Brotli => brotli(plain).map(Bytes::from),
-            Self::Gzip => Some(Bytes::from(skillpub_core::gzip(plain))),
+            Self::Gzip => Some(Bytes::from(skillpub_core::archive::gzip(plain))),
             Self::Identity => None,
         }
     }

@@ -98,10 +98,10 @@ pub(crate) fn tar_gz(entries: &[Entry<'_>]) -> io::Result<Vec<u8>> {
 ///
 /// ```
 /// let text = b"# Forms\n\nFill in every field.\n".repeat(20);
-/// let gzipped = skillpub_core::gzip(&text);
+/// let gzipped = skillpub_core::archive::gzip(&text);
 /// assert_eq!(gzipped[..3], [0x1f, 0x8b, 8]); // the gzip magic and deflate
 /// assert!(gzipped.len() < text.len());
-/// assert_eq!(gzipped, skillpub_core::gzip(&text)); // deterministic
+/// assert_eq!(gzipped, skillpub_core::archive::gzip(&text)); // deterministic
 ///
 /// let mut decoded = Vec::new();
 /// std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gzipped[..]), &mut decoded)?;

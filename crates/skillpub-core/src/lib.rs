@@ -111,7 +111,7 @@
 #[cfg(feature = "advice")]
 mod advice;
 mod api_catalog;
-mod archive;
+pub mod archive;
 mod catalog;
 pub mod digest;
 mod error;
@@ -146,7 +146,6 @@ pub use advice::{
     Advice, AdviceDeadline, AdviceRule, MAX_BODY_TOKENS, MAX_SKILL_MD_LINES, Section, Severity,
     UnknownRule, advise, advise_before, estimate_tokens,
 };
-pub use archive::gzip;
 pub use catalog::{Artifact, Catalog, CatalogBuilder, PublishedFile, PublishedSkill};
 #[doc(inline)]
 pub use digest::Digest;
