@@ -100,8 +100,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use skillpub_core::{
-    CatalogBuilder, Digest, Errors, IoError, Skill, SkillMdParser, SkillsFolder,
-    index::ArchiveFormat, read_skills_folder,
+    CatalogBuilder, Digest, Errors, Skill, SkillMdParser,
+    folder::{IoError, SkillsFolder, read_skills_folder},
+    index::ArchiveFormat,
 };
 
 /// The file written to `OUT_DIR` for a static named `name`, which

@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use skillpub_core::{
-    Artifact, Catalog, Error, SkillsFolder,
+    Artifact, Catalog, Error,
+    folder::SkillsFolder,
     index::{ArchiveFormat, UrlStyle},
     origin::Origin,
     paths::{API_CATALOG_PATH, LEGACY_PATH, WELL_KNOWN_PATH},

@@ -5,8 +5,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 use skillpub_core::{
-    Advice, AdviceRule, Error, Severity, SkillFile, SkillMdParser, SkillSource, SkillsFolder,
-    advise, paths::SKILL_MD,
+    Advice, AdviceRule, Error, Severity, SkillFile, SkillMdParser, advise,
+    folder::{SkillSource, SkillsFolder},
+    paths::SKILL_MD,
 };
 
 use crate::Format;

@@ -10,6 +10,8 @@ use crate::archive;
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind, Errors};
 use crate::file::SKILL_MD_MODE;
+#[cfg(feature = "fs")]
+use crate::folder::skipped::Skipped;
 use crate::frontmatter::Frontmatter;
 use crate::index::{self, ArchiveFormat, ArtifactKind, UrlStyle};
 use crate::legacy;
@@ -23,8 +25,6 @@ use crate::paths::{
 use crate::skill::{BuiltArchives, Skill};
 use crate::skill_files;
 use crate::skill_md::{Label, NO_FOLDER, SkillMd, SkillMdParser};
-#[cfg(feature = "fs")]
-use crate::skipped::Skipped;
 
 /// Bytes served at one path, with their media type and the digest of exactly those bytes.
 ///
@@ -369,7 +369,7 @@ impl Catalog {
     }
 
     /// What the folder walk left out when this catalog was read from disk
-    /// ([`Catalog::from_dir`], [`SkillsFolder::builder`](crate::SkillsFolder::builder)):
+    /// ([`Catalog::from_dir`], [`SkillsFolder::builder`](crate::folder::SkillsFolder::builder)):
     /// hidden files and folders, and subfolders without a `SKILL.md`. Empty for skills given
     /// in memory. None of it is an error; show it as warnings (see [`Catalog::from_dir`]).
     #[cfg(feature = "fs")]
@@ -414,7 +414,7 @@ pub struct CatalogBuilder {
     /// At most this many threads; `None` for every core.
     threads: Option<NonZeroUsize>,
     /// What the folder walk left out, when the skills came from
-    /// [`SkillsFolder::builder`](crate::SkillsFolder::builder).
+    /// [`SkillsFolder::builder`](crate::folder::SkillsFolder::builder).
     #[cfg(feature = "fs")]
     pub(crate) skipped: Vec<Skipped>,
 }

@@ -1,17 +1,21 @@
-//! Reading skills from a folder on disk. The build helper (`skillpub-build`) and
-//! [`Catalog::from_dir`](crate::Catalog::from_dir) share this walk, so a folder is judged the
-//! same at build time and at run time.
+//! Reading skills from a folder on disk (feature `fs`): [`read_skills_folder`], what it left
+//! out ([`Skipped`]) and the I/O errors it met ([`IoError`]). The build helper
+//! (`skillpub-build`) and [`Catalog::from_dir`](crate::Catalog::from_dir) share this walk, so
+//! a folder is judged the same at build time and at run time; the rules are in the [crate
+//! docs](crate#reading-a-folder).
 //!
 //! This is the one module of the crate that touches the file system, and it is compiled only
 //! with the feature `fs` (on by default). Every entry is looked at without following or
 //! opening it, and every file is read through a descriptor opened without following links and
-//! judged on that descriptor, never on a name ([`beneath`]); on Unix each skill folder is held
-//! by its descriptor, so that nothing renamed under the walk takes the read outside it.
+//! judged on that descriptor, never on a name; on Unix each skill folder is held by its
+//! descriptor, so that nothing renamed under the walk takes the read outside it.
 
 mod beneath;
 mod entry;
+pub(crate) mod io_error;
 #[cfg(any(not(unix), test))]
 mod portable;
+pub(crate) mod skipped;
 #[cfg(unix)]
 mod unix;
 
@@ -28,15 +32,16 @@ use std::path::{Path, PathBuf};
 use crate::catalog::{Catalog, CatalogBuilder};
 use crate::error::{Error, ErrorKind, Errors};
 use crate::file::SkillFile;
-use crate::io_error::IoError;
 use crate::paths::SKILL_MD;
 use crate::skill::Skill;
 use crate::skill_files;
-use crate::skipped::Skipped;
 use crate::spec::limits::MAX_BYTES_PER_SKILL;
 use beneath::{Beneath, Refusal};
 use entry::{Listed, Node, Seen};
 use open::Dir;
+
+pub use io_error::IoError;
+pub use skipped::Skipped;
 
 /// A skill read from disk, with where each of its files came from.
 #[derive(Debug, Clone)]
@@ -106,7 +111,7 @@ impl SkillsFolder {
     /// # let dir = std::env::temp_dir().join(format!("skillpub-builder-doc-{}", std::process::id()));
     /// # std::fs::create_dir_all(dir.join("pdf")).unwrap();
     /// # std::fs::write(dir.join("pdf/SKILL.md"), "---\nname: pdf\ndescription: d\nx-team: docs\n---\n").unwrap();
-    /// let folder = skillpub_core::read_skills_folder(&dir)?;
+    /// let folder = skillpub_core::folder::read_skills_folder(&dir)?;
     /// assert!(folder.catalog().is_err(), "x-team is not an Agent Skills field");
     /// let catalog = folder.builder().allow_unknown_fields(true).build()?;
     /// assert_eq!(catalog.skills().len(), 1);

@@ -117,11 +117,10 @@ pub mod digest;
 mod error;
 mod file;
 #[cfg(feature = "fs")]
-mod folder;
+#[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
+pub mod folder;
 mod frontmatter;
 pub mod index;
-#[cfg(feature = "fs")]
-mod io_error;
 mod legacy;
 pub mod live;
 pub mod media;
@@ -131,8 +130,6 @@ pub mod paths;
 mod skill;
 mod skill_files;
 mod skill_md;
-#[cfg(feature = "fs")]
-mod skipped;
 pub mod spec;
 mod validate;
 mod yaml;
@@ -151,17 +148,8 @@ pub use catalog::{Artifact, Catalog, CatalogBuilder, PublishedFile, PublishedSki
 pub use digest::Digest;
 pub use error::{Error, ErrorKind, Errors};
 pub use file::SkillFile;
-#[cfg(feature = "fs")]
-#[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
-pub use folder::{SkillSource, SkillsFolder, read_skills_folder};
 pub use frontmatter::Frontmatter;
-#[cfg(feature = "fs")]
-#[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
-pub use io_error::IoError;
 #[doc(inline)]
 pub use live::LiveCatalog;
 pub use skill::Skill;
 pub use skill_md::{SkillMd, SkillMdParser};
-#[cfg(feature = "fs")]
-#[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
-pub use skipped::Skipped;

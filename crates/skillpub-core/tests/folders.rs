@@ -3,7 +3,8 @@
 #![cfg(feature = "fs")]
 
 use skillpub_core::{
-    Catalog, ErrorKind, Errors, Skill, SkillFile, SkillsFolder, read_skills_folder,
+    Catalog, ErrorKind, Errors, Skill, SkillFile,
+    folder::{SkillsFolder, read_skills_folder},
     spec::PathProblem,
 };
 use skillpub_testkit::Scratch;

@@ -153,7 +153,7 @@ fn pure_kinds() -> Vec<ErrorKind> {
 fn folder_kinds() -> Vec<ErrorKind> {
     let io = std::io::Error::from(std::io::ErrorKind::NotFound);
     vec![
-        ErrorKind::Io(crate::io_error::IoError::new(std::path::Path::new("a"), io)),
+        ErrorKind::Io(crate::folder::IoError::new(std::path::Path::new("a"), io)),
         ErrorKind::NotAFolder,
         ErrorKind::MissingSkillMd,
         ErrorKind::SkillMdCase {
