@@ -16,7 +16,8 @@ use http::header::{ACCEPT_ENCODING, IF_MATCH, IF_NONE_MATCH};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
 use proptest::prelude::*;
 use skillpub_core::{
-    Artifact, Catalog, Skill, SkillFile,
+    Catalog, Skill, SkillFile,
+    catalog::Artifact,
     index::ArchiveFormat,
     paths::{API_CATALOG_PATH, WELL_KNOWN_PATH},
 };

@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use skillpub_core::{
-    Artifact, Catalog, Error,
+    Catalog, Error,
+    catalog::Artifact,
     folder::SkillsFolder,
     index::{ArchiveFormat, UrlStyle},
     origin::Origin,

@@ -34,7 +34,7 @@ pub const SCHEMA_URI: &str = "https://schemas.agentskills.io/discovery/0.2.0/sch
 /// How a skill is distributed: the `type` of its index entry.
 ///
 /// A catalog lists a skill with supporting files as an archive and any other as its
-/// `SKILL.md` ([`PublishedSkill::kind`](crate::PublishedSkill::kind)); a client reads
+/// `SKILL.md` ([`PublishedSkill::kind`](crate::catalog::PublishedSkill::kind)); a client reads
 /// the `type` of a fetched entry back with [`from_type`](Self::from_type).
 ///
 /// # Example

@@ -112,7 +112,7 @@
 mod advice;
 mod api_catalog;
 pub mod archive;
-mod catalog;
+pub mod catalog;
 pub mod digest;
 mod error;
 mod file;
@@ -143,7 +143,8 @@ pub use advice::{
     Advice, AdviceDeadline, AdviceRule, MAX_BODY_TOKENS, MAX_SKILL_MD_LINES, Section, Severity,
     UnknownRule, advise, advise_before, estimate_tokens,
 };
-pub use catalog::{Artifact, Catalog, CatalogBuilder, PublishedFile, PublishedSkill};
+#[doc(inline)]
+pub use catalog::{Catalog, CatalogBuilder};
 #[doc(inline)]
 pub use digest::Digest;
 pub use error::{Error, ErrorKind, Errors};

@@ -15,7 +15,7 @@ use rmcp::model::{
     ReadResourceDirectoryResult, ReadResourceResult, Resource, ResourceContents, Skill,
     SkillFrontmatter, SkillResource, SkillResources,
 };
-use skillpub_core::{Catalog, PublishedSkill, media::essence, paths::SKILL_MD};
+use skillpub_core::{Catalog, catalog::PublishedSkill, media::essence, paths::SKILL_MD};
 
 use crate::instructions;
 use crate::prompts::Prompts;

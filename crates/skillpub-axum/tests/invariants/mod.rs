@@ -14,7 +14,8 @@ use http::header::{
 use http::{HeaderMap, HeaderValue, Method, Request, StatusCode, Uri};
 use http_body_util::BodyExt;
 use skillpub_core::{
-    Artifact, Catalog, Digest,
+    Catalog, Digest,
+    catalog::Artifact,
     paths::{LEGACY_PATH, WELL_KNOWN_PATH},
 };
 use tower::ServiceExt;
