@@ -115,6 +115,7 @@ pub mod archive;
 pub mod catalog;
 pub mod digest;
 mod error;
+mod fence;
 mod file;
 #[cfg(feature = "fs")]
 #[cfg_attr(docsrs, doc(cfg(feature = "fs")))]

@@ -6,7 +6,8 @@ use bytes::Bytes;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorKind, Errors};
-use crate::frontmatter::{self, Frontmatter};
+use crate::fence;
+use crate::frontmatter::Frontmatter;
 use crate::paths::SKILL_MD;
 use crate::skill;
 use crate::validate::{self, Problem};
@@ -143,7 +144,7 @@ impl SkillMdParser {
                 valid_up_to: error.valid_up_to(),
             })
         })?;
-        let block = frontmatter::yaml_block(text).map_err(Problems::whole)?;
+        let block = fence::yaml_block(text).map_err(Problems::whole)?;
         let fields = fields(block).map_err(Problems::whole)?;
         self.check_fields(bytes, fields, folder_name)
     }

@@ -21,7 +21,7 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use serde_saphyr::{Location, Spanned, Tagged};
 
-use crate::frontmatter;
+use crate::fence;
 use crate::spec::limits::{MAX_YAML_DEPTH, MAX_YAML_NODES, MAX_YAML_SCALAR_BYTES};
 
 /// The tags that mean "text": `!!str`, and the non-specific `!`.
@@ -90,7 +90,7 @@ fn explain(error: &serde_saphyr::Error, yaml: &str) -> YamlError {
         let key = key.split(", set DuplicateKeyPolicy").next().unwrap_or(key);
         format!("the key `{key}` appears twice; keep one")
     } else if text.starts_with("budget breached: Documents") {
-        if let Some((line, text)) = frontmatter::document_marker(yaml) {
+        if let Some((line, text)) = fence::document_marker(yaml) {
             return YamlError::DocumentMarker { line, text };
         }
         "a second YAML document starts here; the frontmatter is one document".to_owned()
