@@ -16,7 +16,9 @@ use crate::paths::SKILL_MD;
 /// Build it in `const` context from embedded text, usually through [`skill!`](crate::skill!)
 /// or the code that `skillpub-build` generates, or at run time from owned bytes. The folder,
 /// when given, is the path the skill came from; its last component must equal the skill's
-/// `name`.
+/// `name`. The constructors that only the generated code calls (with supporting files, with
+/// the frontmatter and archives worked out at build time) are public but hidden from these
+/// docs.
 ///
 /// # Example
 ///
@@ -82,6 +84,9 @@ impl Skill {
     }
 
     /// A skill with supporting files, from embedded bytes; `skillpub-build` generates these.
+    /// A build-script hook, hidden from the docs with the others: the generated code names it,
+    /// so it stays public.
+    #[doc(hidden)]
     #[must_use]
     pub const fn from_static_parts(
         folder: &'static str,
@@ -143,6 +148,7 @@ impl Skill {
     /// assert!(Catalog::new([other])?.get("pdf").is_some());
     /// # Ok::<(), skillpub_core::Errors>(())
     /// ```
+    #[doc(hidden)]
     #[must_use]
     pub const fn with_parsed_frontmatter(
         mut self,
@@ -184,6 +190,7 @@ impl Skill {
     /// assert_eq!(archive.bytes().as_ptr(), tar_gz.as_ptr()); // served as given, not rebuilt
     /// # Ok::<(), skillpub_core::Errors>(())
     /// ```
+    #[doc(hidden)]
     #[must_use]
     pub const fn with_built_archives(
         mut self,
@@ -212,6 +219,7 @@ impl Skill {
     /// let edited = skill.with_files(vec![SkillFile::new("a.md", "# A!\n", false)]);
     /// assert_ne!(one.archive_key(), edited.archive_key());
     /// ```
+    #[doc(hidden)]
     #[must_use]
     pub fn archive_key(&self) -> Option<Digest> {
         if self.files.is_empty() {
