@@ -68,6 +68,37 @@ impl SkillMd {
         &self.frontmatter
     }
 
+    /// The frontmatter block as written: the YAML between the opening `---` line and the
+    /// closing one, with its line endings.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_core::SkillMd;
+    ///
+    /// let skill_md = SkillMd::parse("---\nname: pdf\ndescription: Reads PDFs.\n---\n# Steps\n", None)?;
+    /// assert_eq!(skill_md.yaml(), "name: pdf\ndescription: Reads PDFs.\n");
+    /// assert_eq!(skill_md.body(), "# Steps\n");
+    /// # Ok::<(), skillpub_core::Errors>(())
+    /// ```
+    #[must_use]
+    pub fn yaml(&self) -> &str {
+        self.parts().0
+    }
+
+    /// The body: everything after the closing `---` line, the instructions an agent reads.
+    #[must_use]
+    pub fn body(&self) -> &str {
+        self.parts().1
+    }
+
+    /// The YAML block and the body, found again in the bytes. A `SkillMd` is UTF-8 with
+    /// frontmatter, so they are always there; empty ones stand in should they not be.
+    fn parts(&self) -> (&str, &str) {
+        let text = std::str::from_utf8(&self.bytes).unwrap_or_default();
+        fence::split(text).unwrap_or_default()
+    }
+
     /// The skill's name, from the frontmatter.
     #[must_use]
     pub fn name(&self) -> &str {

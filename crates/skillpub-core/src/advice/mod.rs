@@ -36,7 +36,6 @@ use serde_json::Value;
 pub use body::{MAX_BODY_TOKENS, MAX_SKILL_MD_LINES, estimate_tokens};
 pub use sections::Section;
 
-use crate::fence;
 use crate::skill_md::SkillMd;
 use clock::Clock;
 use links::Files;
@@ -418,9 +417,9 @@ impl<'a> Input<'a> {
         I::Item: AsRef<str>,
     {
         let frontmatter = skill_md.frontmatter();
-        // A `SkillMd` is UTF-8 with frontmatter; an empty body stands in should it not be.
+        // A `SkillMd` is UTF-8 with frontmatter; an empty text stands in should it not be.
         let text = std::str::from_utf8(skill_md.bytes()).unwrap_or_default();
-        let (yaml, body) = fence::split(text).unwrap_or_default();
+        let (yaml, body) = (skill_md.yaml(), skill_md.body());
         let field_line = |field: &str| {
             yaml.lines()
                 .position(|line| {
