@@ -4,8 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
+use skillpub_advice::{Advice, AdviceRule, Severity, advise};
 use skillpub_core::{
-    Advice, AdviceRule, Error, Severity, SkillFile, SkillMdParser, advise,
+    Error, SkillFile, SkillMdParser,
     folder::{SkillSource, SkillsFolder},
     paths::SKILL_MD,
 };

@@ -159,7 +159,7 @@ impl<T: Transport> Client<T> {
     /// hop, every body read and every archive unpacked ends by then, or fails with
     /// [`FetchError::Deadline`] or [`UnpackError::Deadline`]; [`check`](crate::check) also
     /// stops the authoring advice on a fetched `SKILL.md` at it
-    /// ([`advise_before`](skillpub_core::advise_before)), reporting `run.max-time` for that
+    /// ([`advise_before`](skillpub_advice::advise_before)), reporting `run.max-time` for that
     /// skill. Without one (the default), each request is bounded by the transport's timeout
     /// only.
     ///

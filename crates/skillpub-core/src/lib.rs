@@ -51,10 +51,6 @@
 //!
 #![doc = include_str!("docs/codes.md")]
 //!
-//! # Authoring advice
-//!
-#![doc = include_str!("docs/advice.md")]
-//!
 //! # Nesting under a prefix
 //!
 //! A router mounted under a path prefix (axum's `nest("/tenant", ..)`) serves the same paths,
@@ -101,15 +97,12 @@
 //! | Name | Description | Default |
 //! |---|---|---|
 //! | `fs` | Reading skill folders from disk: `Catalog::from_dir`, `SkillsFolder`, `read_skills_folder`, `Catalog::skipped`, and the problems only a folder can have (`ErrorKind::Io` and the other kinds marked `fs`); on Unix it adds the crate rustix, to open every file through the descriptor of its folder. Without it the crate has no file-system code at all, as ripgrep's `globset` has none: parsing, validation, the catalog, the index and the archives work on bytes in memory. | yes |
-//! | `advice` | The authoring advice above: `advise`, `advise_before`, `Advice`, `AdviceDeadline`, `AdviceRule`, `Severity`, `Section`, `estimate_tokens`. It adds the crate `regex` (Unicode word classes and case folding only); building a catalog and serving never run it. | no |
 //!
 //! [Agent Skills specification]: https://agentskills.io/specification
 //! [discovery draft 0.2.0]: https://github.com/cloudflare/agent-skills-discovery-rfc
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-#[cfg(feature = "advice")]
-mod advice;
 mod api_catalog;
 pub mod archive;
 pub mod catalog;
@@ -138,12 +131,6 @@ mod yaml;
 #[cfg(test)]
 mod tests;
 
-#[cfg(feature = "advice")]
-#[cfg_attr(docsrs, doc(cfg(feature = "advice")))]
-pub use advice::{
-    Advice, AdviceDeadline, AdviceRule, MAX_BODY_TOKENS, MAX_SKILL_MD_LINES, Section, Severity,
-    UnknownRule, advise, advise_before, estimate_tokens,
-};
 #[doc(inline)]
 pub use catalog::{Catalog, CatalogBuilder};
 #[doc(inline)]
