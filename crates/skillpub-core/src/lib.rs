@@ -1,7 +1,8 @@
 //! Agent Skills as data: `SKILL.md` frontmatter, validation, digests and the discovery index.
 //!
 //! This crate knows no HTTP framework and does no I/O, except the folder walk behind the
-//! feature `fs` (`Catalog::from_dir`, `SkillsFolder`), which reads a skills folder from disk.
+//! feature `fs` (`Catalog::from_dir`, the module `folder`), which reads a skills folder from
+//! disk.
 //! It turns the bytes of each skill's `SKILL.md` into a [`Catalog`]: every frontmatter parsed
 //! and checked against the [Agent Skills specification] and the [discovery draft 0.2.0], every
 //! artifact hashed from the exact bytes that will be served, and the `index.json` rendered
@@ -34,6 +35,27 @@
 //! # assert!(skillpub_core::Catalog::new([&GREETING]).is_ok());
 //! ```
 //!
+//! # Layout
+//!
+//! The root holds what almost every user names: the [`Catalog`] and its [`CatalogBuilder`],
+//! the [`Skill`]s and [`SkillFile`]s it is built from, one checked [`SkillMd`] (read with a
+//! [`SkillMdParser`]) and its [`Frontmatter`], the [`Error`]s of a build (each of an
+//! [`ErrorKind`], all of them in [`Errors`]), [`Digest`], [`LiveCatalog`] and the macros
+//! [`skill!`] and [`include_skills!`]. The rest is in a module per concern:
+//!
+//! | Module | What |
+//! |---|---|
+//! | [`catalog`] | the published model: every skill, file and served path of a catalog |
+//! | [`spec`] | the rules as values and checks: limits, allowed fields, names, file paths |
+//! | [`paths`] | the well-known paths, file names and suffixes, and the base path rule |
+//! | [`index`] | the discovery index: its `$schema`, entry types, URL styles, archive formats |
+//! | [`media`] | the content types of served files |
+//! | [`digest`] | the `sha256:` form of digests and its parse errors |
+//! | [`archive`] | the deterministic gzip compressor, for HTTP variants |
+//! | [`origin`] | public origins for absolute URLs |
+//! | [`live`] | what servers register on a live catalog to prepare their answers |
+//! | [`folder`](folder/index.html) | reading a skills folder from disk (feature `fs`) |
+//!
 //! # Rules
 //!
 #![doc = include_str!("docs/validation.md")]
@@ -43,8 +65,8 @@
 //! [`SkillMd::parse`] reads and checks a single `SKILL.md` with the rules above, as a client
 //! does with a file it fetched. The catalog runs every skill's `SKILL.md` through the same
 //! pipeline (its options are a [`SkillMdParser`]), then the rules of the supporting files
-//! (paths, see [`spec::validate_file_path`], and limits), which are written once and hold for every
-//! skill, from memory, from `build.rs` or from a folder, then the rules across skills.
+//! (paths, see [`spec::validate_file_path`], and limits), which are written once and hold for
+//! every skill, from memory, from `build.rs` or from a folder, then the rules across skills.
 //! [`CatalogBuilder::check`] runs every rule and builds nothing.
 //!
 //! # Problem codes
@@ -75,9 +97,10 @@
 //! upload, one catalog per customer) holds a [`LiveCatalog`] and publishes each new catalog
 //! with [`LiveCatalog::replace`]. The servers built from the handle (skillpub-axum's live and
 //! per-host routers, skillpub-mcp's live service) prepare their answers for a catalog before
-//! it is swapped in, and answer every request from one [`Snapshot`](live::Snapshot); a replaced snapshot is
-//! freed when the last request that loaded it ends. The example on [`LiveCatalog`] builds a
-//! catalog from bytes held at run time with [`Skill::new`] and [`Skill::with_files`].
+//! it is swapped in, and answer every request from one [`Snapshot`](live::Snapshot); a
+//! replaced snapshot is freed when the last request that loaded it ends. The example on
+//! [`LiveCatalog`] builds a catalog from bytes held at run time with [`Skill::new`] and
+//! [`Skill::with_files`].
 //!
 //! # Reading a folder
 //!
@@ -96,7 +119,7 @@
 //!
 //! | Name | Description | Default |
 //! |---|---|---|
-//! | `fs` | Reading skill folders from disk: `Catalog::from_dir`, `SkillsFolder`, `read_skills_folder`, `Catalog::skipped`, and the problems only a folder can have (`ErrorKind::Io` and the other kinds marked `fs`); on Unix it adds the crate rustix, to open every file through the descriptor of its folder. Without it the crate has no file-system code at all, as ripgrep's `globset` has none: parsing, validation, the catalog, the index and the archives work on bytes in memory. | yes |
+//! | `fs` | Reading skill folders from disk: `Catalog::from_dir`, the module `folder`, `Catalog::skipped`, and the problems only a folder can have (`ErrorKind::Io` and the other kinds marked `fs`); on Unix it adds the crate rustix, to open every file through the descriptor of its folder. Without it the crate has no file-system code at all, as ripgrep's `globset` has none: parsing, validation, the catalog, the index and the archives work on bytes in memory. | yes |
 //!
 //! [Agent Skills specification]: https://agentskills.io/specification
 //! [discovery draft 0.2.0]: https://github.com/cloudflare/agent-skills-discovery-rfc
