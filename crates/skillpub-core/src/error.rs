@@ -354,7 +354,7 @@ pub enum ErrorKind {
         "cannot be read: {}; check that it exists and is readable",
         .0.io_error()
     )]
-    Io(#[source] crate::folder::io_error::IoError),
+    Io(#[source] crate::io_error::IoError),
     /// The path given as a skills folder is not a folder.
     #[cfg(feature = "fs")]
     #[error("is not a folder; give a skill folder or a folder of skill folders")]

@@ -12,10 +12,8 @@
 
 mod beneath;
 mod entry;
-pub(crate) mod io_error;
 #[cfg(any(not(unix), test))]
 mod portable;
-pub(crate) mod skipped;
 #[cfg(unix)]
 mod unix;
 
@@ -40,8 +38,8 @@ use beneath::{Beneath, Refusal};
 use entry::{Listed, Node, Seen};
 use open::Dir;
 
-pub use io_error::IoError;
-pub use skipped::Skipped;
+pub use crate::io_error::IoError;
+pub use crate::skipped::Skipped;
 
 /// A skill read from disk, with where each of its files came from.
 #[derive(Debug, Clone)]

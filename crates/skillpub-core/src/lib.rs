@@ -138,6 +138,8 @@ mod file;
 pub mod folder;
 mod frontmatter;
 pub mod index;
+#[cfg(feature = "fs")]
+mod io_error;
 mod legacy;
 pub mod live;
 pub mod media;
@@ -147,6 +149,8 @@ pub mod paths;
 mod skill;
 mod skill_files;
 mod skill_md;
+#[cfg(feature = "fs")]
+mod skipped;
 pub mod spec;
 mod validate;
 mod yaml;

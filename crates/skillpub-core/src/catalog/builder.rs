@@ -8,14 +8,14 @@ use std::sync::Arc;
 use super::model::{Catalog, Inner};
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind, Errors};
-#[cfg(feature = "fs")]
-use crate::folder::skipped::Skipped;
 use crate::index::{ArchiveFormat, UrlStyle};
 use crate::parallel;
 use crate::paths::{INDEX_PATH, SKILL_MD, base_path};
 use crate::skill::Skill;
 use crate::skill_files;
 use crate::skill_md::{Label, NO_FOLDER, SkillMd, SkillMdParser};
+#[cfg(feature = "fs")]
+use crate::skipped::Skipped;
 
 impl Catalog {
     /// Builds a catalog from skills with the default options.

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use crate::digest::Digest;
-#[cfg(feature = "fs")]
-use crate::folder::skipped::Skipped;
 use crate::frontmatter::Frontmatter;
 use crate::index::{ArchiveFormat, ArtifactKind};
 use crate::paths::{LEGACY_INDEX_PATH, SKILL_MD};
+#[cfg(feature = "fs")]
+use crate::skipped::Skipped;
 
 /// Bytes served at one path, with their media type and the digest of exactly those bytes.
 ///
