@@ -57,8 +57,8 @@
 //! crate): the SHA-256 of the archive settings and of every file's path, mode and digest. A
 //! rebuild hashes every file (a few milliseconds for megabytes) and compresses only the skills
 //! whose key has no archive yet, so editing one skill recompresses that skill alone; archives
-//! that no skill names any more are deleted. Each archive is written to a temporary file and renamed into place, so an
-//! interrupted build never leaves half an archive under a key.
+//! that no skill names any more are deleted. Each archive is written to a temporary file and
+//! renamed into place, so an interrupted build never leaves half an archive under a key.
 //!
 //! # Start-up
 //!
