@@ -31,7 +31,7 @@ fn catalog() -> Catalog {
 /// router's first catalog did not have, so it is answered by path rather than by an exact
 /// route; the static router has it from the start.
 const CASES: [(&str, &str); 4] = [
-    ("get_index", skillpub::model::INDEX_PATH),
+    ("get_index", skillpub::model::paths::INDEX_PATH),
     (
         "get_skill_md",
         "/.well-known/agent-skills/write-skill-md/SKILL.md",

@@ -29,7 +29,7 @@ fn start_up(c: &mut Criterion) {
         b.iter(|| black_box(catalog()))
     });
     let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills");
-    let folder = skillpub::model::read_skills_folder(examples).unwrap();
+    let folder = skillpub::model::folder::read_skills_folder(examples).unwrap();
     c.bench_function("catalog/build_examples_with_archives", |b| {
         b.iter(|| black_box(folder.catalog().unwrap()))
     });
@@ -49,7 +49,7 @@ fn requests(c: &mut Criterion) {
         catalog().get("write-skill-md").unwrap().skill_md().digest()
     );
     let cases: [(&str, &str, Headers<'_>); 5] = [
-        ("router/get_index", skillpub::model::INDEX_PATH, &[]),
+        ("router/get_index", skillpub::model::paths::INDEX_PATH, &[]),
         ("router/get_skill_md", skill_md, &[]),
         ("router/get_skill_md_br", skill_md, &[BROWSER]),
         ("router/not_modified", skill_md, &[("if-none-match", &etag)]),
@@ -98,7 +98,7 @@ fn first_requests(c: &mut Criterion) {
     )]);
     let large = Catalog::new([large]).unwrap();
     let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills");
-    let examples = skillpub::model::read_skills_folder(examples)
+    let examples = skillpub::model::folder::read_skills_folder(examples)
         .unwrap()
         .catalog()
         .unwrap();

@@ -7,7 +7,7 @@
 //! ```
 
 use axum::{Router, routing::get};
-use skillpub::model::INDEX_PATH;
+use skillpub::model::paths::INDEX_PATH;
 use skillpub::{Catalog, Skill};
 
 static VERIFY_SKILL_DIGESTS: Skill = skillpub::skill!("examples/skills/verify-skill-digests");

@@ -23,7 +23,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::put;
 use serde_json::{Value, json};
-use skillpub::model::{Digest, INDEX_PATH, validate_name};
+use skillpub::model::{Digest, paths::INDEX_PATH, spec::validate_name};
 use skillpub::{Catalog, Errors, LiveCatalog, Skill};
 
 static VERIFY_SKILL_DIGESTS: Skill = skillpub::skill!("examples/skills/verify-skill-digests");

@@ -13,7 +13,7 @@
 use axum::Router;
 use skillpub::Catalog;
 use skillpub::mcp::{HttpOptions, McpSkills};
-use skillpub::model::INDEX_PATH;
+use skillpub::model::paths::INDEX_PATH;
 
 /// The address to listen on when `SKILLPUB_ADDR` is not set.
 const DEFAULT_ADDR: &str = "127.0.0.1:3000";

@@ -38,3 +38,10 @@ pub use skillpub_client::testing;
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 #[doc(inline)]
 pub use skillpub_mcp as mcp;
+
+/// The authoring advice of `skillpub lint` and `skillpub check`, all of skillpub-advice:
+/// [`advise`](skillpub_advice::advise) on a checked `SKILL.md`, its rules and their codes.
+#[cfg(feature = "advice")]
+#[cfg_attr(docsrs, doc(cfg(feature = "advice")))]
+#[doc(inline)]
+pub use skillpub_advice as advice;

@@ -8,7 +8,7 @@ use std::process::Command;
 
 use axum::Router;
 use skillpub::Catalog;
-use skillpub::model::{Digest, INDEX_PATH};
+use skillpub::model::{Digest, paths::INDEX_PATH};
 use skillpub_testkit::{Scratch, request, serve};
 
 const SKILLS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills");

@@ -127,7 +127,7 @@ async fn a_compression_layer_that_shares_etags_and_encodes_archives_fails() {
 fn tenant_app() -> Router {
     let mut builder = skillpub::Catalog::builder();
     builder
-        .url_style(skillpub_core::UrlStyle::Relative)
+        .url_style(skillpub_core::index::UrlStyle::Relative)
         .skills([&common::VERIFY_SKILL_DIGESTS, &common::WRITE_SKILL_MD]);
     let skills = skillpub::web::router(builder.build().unwrap());
     Router::new()

@@ -26,7 +26,7 @@ static WITH_FILE: Skill = Skill::from_static_parts(
 fn catalog() -> Catalog {
     let mut builder: CatalogBuilder = Catalog::builder();
     builder
-        .url_style(model::UrlStyle::Relative)
+        .url_style(model::index::UrlStyle::Relative)
         .skills([&WRITE_SKILL_MD, &WITH_FILE]);
     builder.build().expect("the skills are valid")
 }
@@ -36,7 +36,11 @@ async fn every_part_is_reachable_through_its_facade_path() {
     let app: Router = Router::new().merge(web::router(catalog()));
     let answer = tokio::time::timeout(
         Duration::from_secs(10),
-        app.oneshot(Request::get(model::INDEX_PATH).body(Body::empty()).unwrap()),
+        app.oneshot(
+            Request::get(model::paths::INDEX_PATH)
+                .body(Body::empty())
+                .unwrap(),
+        ),
     )
     .await
     .expect("the router answers")

@@ -86,7 +86,7 @@ fn slow_mcp_post(_: usize) -> Vec<u8> {
 /// `GET /.well-known/agent-skills/index.json`; the status line, and how long the answer took.
 fn get_index(addr: SocketAddr) -> (String, Duration) {
     let started = Instant::now();
-    let answer = request_blocking(addr, "GET", skillpub::model::INDEX_PATH, &[]);
+    let answer = request_blocking(addr, "GET", skillpub::model::paths::INDEX_PATH, &[]);
     (answer.status_line().to_owned(), started.elapsed())
 }
 

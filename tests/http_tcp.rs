@@ -8,7 +8,7 @@ use axum::extract::State;
 use axum::{Router, routing::get};
 use common::example_catalog;
 use skillpub::Catalog;
-use skillpub::model::{Digest, INDEX_PATH, UrlStyle};
+use skillpub::model::{Digest, index::UrlStyle, paths::INDEX_PATH};
 use skillpub::web::AgentSkillsLinkLayer;
 use skillpub_testkit::{Response, decode, request, serve};
 
@@ -391,7 +391,7 @@ async fn under_an_app_wide_compression_layer_errors_and_preflights_stay_alike_fo
 /// The example skills, for a router nested under `/tenant`: with relative `url`s, or with
 /// path-absolute ones that carry the base path.
 fn nested_catalog(style: UrlStyle, base_path: &str) -> Catalog {
-    let folder = skillpub::model::read_skills_folder(concat!(
+    let folder = skillpub::model::folder::read_skills_folder(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/examples/skills"
     ))

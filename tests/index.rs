@@ -6,7 +6,10 @@ mod common;
 
 use common::example_catalog;
 use skillpub::Catalog;
-use skillpub::model::{Digest, SCHEMA_URI, UrlStyle};
+use skillpub::model::{
+    Digest,
+    index::{SCHEMA_URI, UrlStyle},
+};
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/index.json");
 

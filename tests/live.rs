@@ -11,7 +11,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
-use skillpub::model::{Digest, INDEX_PATH, WELL_KNOWN_PATH};
+use skillpub::model::{
+    Digest,
+    paths::{INDEX_PATH, WELL_KNOWN_PATH},
+};
 use skillpub::web::{Hosts, RouterBuilder};
 use skillpub::{Catalog, LiveCatalog, Skill, SkillFile};
 use skillpub_testkit::{Response, finish_response, read_response, request, send_get, serve};

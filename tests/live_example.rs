@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::process::Command;
 use std::time::Duration;
 
-use skillpub::model::{INDEX_PATH, WELL_KNOWN_PATH};
+use skillpub::model::paths::{INDEX_PATH, WELL_KNOWN_PATH};
 use skillpub_testkit::{Response, Running, built_binary, request, request_with_body};
 
 const TOKEN: &str = "correct horse battery staple";

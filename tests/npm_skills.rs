@@ -33,7 +33,7 @@ fn start_demo(relative: &str) -> Demo {
     let (running, announced) = Running::demo(&mut Command::new(built_binary(relative)));
     assert_eq!(
         announced.path,
-        skillpub::model::INDEX_PATH,
+        skillpub::model::paths::INDEX_PATH,
         "the printed URL is the index"
     );
     Demo {
@@ -102,7 +102,13 @@ async fn list_and_install(npx: &Path, demo: &Demo, names: &[&str], scratch: &Scr
     for name in names {
         let skill_md = std::fs::read(installed.join(name).join("SKILL.md"))
             .unwrap_or_else(|e| panic!("{name}/SKILL.md was not installed ({e}):\n{output}"));
-        let served = request(demo.addr, "GET", &skillpub::model::skill_md_path(name), &[]).await;
+        let served = request(
+            demo.addr,
+            "GET",
+            &skillpub::model::paths::skill_md_path(name),
+            &[],
+        )
+        .await;
         assert!(
             skill_md == served.body,
             "the installed {name}/SKILL.md differs from the served bytes"

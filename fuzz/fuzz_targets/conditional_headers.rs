@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 use axum::Router;
 use http::header::{ACCEPT_ENCODING, IF_MATCH, IF_NONE_MATCH};
 use http::{HeaderMap, HeaderValue, Uri};
-use skillpub_core::{Catalog, read_skills_folder};
+use skillpub_core::{Catalog, folder::read_skills_folder};
 
 #[path = "../../crates/skillpub-axum/tests/invariants/mod.rs"]
 mod invariants;

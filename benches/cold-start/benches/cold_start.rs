@@ -18,7 +18,7 @@ use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group,
     criterion_main, measurement::WallTime,
 };
-use skillpub::model::{Digest, SkillMd, read_skills_folder};
+use skillpub::model::{Digest, SkillMd, folder::read_skills_folder};
 use skillpub::{Catalog, Skill};
 use skillpub_cold_start::corpus::COUNTS;
 use skillpub_cold_start::{ARCHIVE_SKILLS, SKILL_MD_SKILLS, corpus_dir};

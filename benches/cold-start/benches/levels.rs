@@ -17,7 +17,7 @@ use criterion::{
 };
 use miniz_oxide::deflate::compress_to_vec;
 use miniz_oxide::inflate::decompress_to_vec;
-use skillpub::model::ArchiveFormat;
+use skillpub::model::index::ArchiveFormat;
 use skillpub::{Catalog, Skill, SkillFile};
 use skillpub_cold_start::corpus_dir;
 

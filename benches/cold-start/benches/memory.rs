@@ -8,7 +8,7 @@
 //! cargo bench -p skillpub-cold-start --bench memory
 //! ```
 
-use skillpub::model::read_skills_folder;
+use skillpub::model::folder::read_skills_folder;
 use skillpub_cold_start::corpus_dir;
 
 /// The anonymous resident memory of this process, in KiB.

@@ -2,7 +2,7 @@
 //!
 //! Only text is encoded (JSON, Markdown, `text/*`, XML and SVG); archives, images and other
 //! binaries are always sent as they are. The encoders are pinned (gzip through
-//! [`skillpub_core::gzip`], the archives' own compressor; brotli at a fixed quality and
+//! [`skillpub_core::archive::gzip`], the archives' own compressor; brotli at a fixed quality and
 //! window), so every replica makes the same bytes for the same file, which its strong `ETag`
 //! promises.
 
@@ -41,7 +41,7 @@ impl Coding {
     pub(crate) fn encode(self, plain: &[u8]) -> Option<Bytes> {
         match self {
             Self::Brotli => brotli(plain).map(Bytes::from),
-            Self::Gzip => Some(Bytes::from(skillpub_core::gzip(plain))),
+            Self::Gzip => Some(Bytes::from(skillpub_core::archive::gzip(plain))),
             Self::Identity => None,
         }
     }
@@ -49,11 +49,13 @@ impl Coding {
 
 /// Whether artifacts of this media type get encoded variants: text, which compresses well
 /// and is hashed as text. Archives are compressed already and must reach the client exactly
-/// as hashed; images and other binaries gain little. Text is what [`skillpub_core::is_text`]
+/// as hashed; images and other binaries gain little. Text is what [`skillpub_core::media::is_text`]
 /// says, in any case, plus the `+json` and `+xml` types (such as SVG).
 pub(crate) fn is_encoded(media_type: &str) -> bool {
-    let essence = skillpub_core::essence(media_type).to_ascii_lowercase();
-    skillpub_core::is_text(&essence) || essence.ends_with("+json") || essence.ends_with("+xml")
+    let essence = skillpub_core::media::essence(media_type).to_ascii_lowercase();
+    skillpub_core::media::is_text(&essence)
+        || essence.ends_with("+json")
+        || essence.ends_with("+xml")
 }
 
 /// Brotli with the pinned settings; `None` if the encoder fails (it writes to memory, so it
@@ -131,17 +133,17 @@ mod tests {
     #[test]
     fn text_is_encoded_and_archives_and_binaries_are_not() {
         encoded! {
-            skillpub_core::JSON => true,
-            skillpub_core::MARKDOWN => true,
-            skillpub_core::PLAIN_TEXT => true,
-            skillpub_core::LINKSET => true,
+            skillpub_core::media::JSON => true,
+            skillpub_core::media::MARKDOWN => true,
+            skillpub_core::media::PLAIN_TEXT => true,
+            skillpub_core::media::LINKSET => true,
             "text/css; charset=utf-8" => true,
             "application/xml" => true,
             "image/svg+xml" => true,
             "Text/Markdown" => true,
-            skillpub_core::GZIP => false,
-            skillpub_core::ZIP => false,
-            skillpub_core::OCTET_STREAM => false,
+            skillpub_core::media::GZIP => false,
+            skillpub_core::media::ZIP => false,
+            skillpub_core::media::OCTET_STREAM => false,
             "image/png" => false,
             "application/pdf" => false,
             "application/jsonl" => false,

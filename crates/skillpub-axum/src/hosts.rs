@@ -474,7 +474,7 @@ mod tests {
             .default_catalog(catalog("fallback"));
         let app: axum::Router = crate::RouterBuilder::hosts(hosts).build();
         let served = async |host: &str| {
-            let request = Request::get(skillpub_core::INDEX_PATH)
+            let request = Request::get(skillpub_core::paths::INDEX_PATH)
                 .header(HOST, host)
                 .body(axum::body::Body::empty())
                 .unwrap();

@@ -11,7 +11,7 @@ use std::task::{Context, Poll};
 
 use http::header::{CONTENT_TYPE, LINK};
 use http::{HeaderMap, HeaderValue, Response, StatusCode};
-use skillpub_core::{BasePathProblem, INDEX_PATH};
+use skillpub_core::paths::{BasePathProblem, INDEX_PATH};
 use tower::{Layer, Service};
 
 /// Which responses get the `Link` header.
@@ -132,7 +132,7 @@ impl AgentSkillsLinkLayer {
     /// included), has an empty, `.` or `..` segment, or has any other character (a space,
     /// `?`, `#`, `%`, non-ASCII).
     pub fn base_path(mut self, path: &str) -> Result<Self, InvalidBasePath> {
-        skillpub_core::validate_base_path(path).map_err(|problem| InvalidBasePath {
+        skillpub_core::paths::validate_base_path(path).map_err(|problem| InvalidBasePath {
             path: path.to_owned(),
             problem,
         })?;
@@ -157,7 +157,7 @@ pub struct InvalidIndexUrl(String);
 /// ```
 /// let error = skillpub_axum::AgentSkillsLinkLayer::all().base_path("/a b").unwrap_err();
 /// assert_eq!(error.path(), "/a b");
-/// assert!(matches!(error.problem(), skillpub_core::BasePathProblem::Characters { .. }));
+/// assert!(matches!(error.problem(), skillpub_core::paths::BasePathProblem::Characters { .. }));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("base path `{path}` {problem}")]

@@ -14,7 +14,7 @@ use std::task::{Context, Poll};
 
 use axum::body::Body;
 use http::{HeaderValue, Request, Response};
-use skillpub_core::{Artifact, Catalog, Digest, LiveCatalog, LiveView};
+use skillpub_core::{Catalog, Digest, LiveCatalog, catalog::Artifact, live::LiveView};
 
 use crate::hosts::{HostName, Hosts};
 use crate::policy::{Answer, Policy, Resource, Shared, answer};

@@ -7,7 +7,10 @@ use std::time::Duration;
 
 use axum::Router;
 use http::HeaderValue;
-use skillpub_core::{API_CATALOG_PATH, Catalog, LEGACY_PATH, LiveCatalog, WELL_KNOWN_PATH};
+use skillpub_core::{
+    Catalog, LiveCatalog,
+    paths::{API_CATALOG_PATH, LEGACY_PATH, WELL_KNOWN_PATH},
+};
 use tower::Service;
 
 use crate::hosts::Hosts;

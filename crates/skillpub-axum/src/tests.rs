@@ -11,7 +11,7 @@ use http::header::{
 };
 use http::{HeaderMap, HeaderValue, Method, Request, StatusCode};
 use http_body_util::BodyExt;
-use skillpub_core::{ArchiveFormat, Catalog, Digest, Skill, SkillFile};
+use skillpub_core::{Catalog, Digest, Skill, SkillFile, index::ArchiveFormat};
 use tower::ServiceExt;
 
 use crate::{RouterBuilder, router};
@@ -983,7 +983,7 @@ mod codings {
 /// A router nested under a path, and the `Link` to its index.
 mod nesting {
     use super::*;
-    use skillpub_core::BasePathProblem;
+    use skillpub_core::paths::BasePathProblem;
 
     use crate::{AgentSkillsLinkLayer, InvalidBasePath};
 
@@ -992,7 +992,7 @@ mod nesting {
         let mut builder = Catalog::builder();
         builder
             .skill(Skill::from_static(GREETING))
-            .url_style(skillpub_core::UrlStyle::Relative);
+            .url_style(skillpub_core::index::UrlStyle::Relative);
         let app: Router = Router::new()
             .route(
                 "/",

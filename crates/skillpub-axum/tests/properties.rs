@@ -16,7 +16,10 @@ use http::header::{ACCEPT_ENCODING, IF_MATCH, IF_NONE_MATCH};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
 use proptest::prelude::*;
 use skillpub_core::{
-    API_CATALOG_PATH, ArchiveFormat, Artifact, Catalog, Skill, SkillFile, WELL_KNOWN_PATH,
+    Catalog, Skill, SkillFile,
+    catalog::Artifact,
+    index::ArchiveFormat,
+    paths::{API_CATALOG_PATH, WELL_KNOWN_PATH},
 };
 use skillpub_testkit::property_config;
 

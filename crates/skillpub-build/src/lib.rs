@@ -53,12 +53,12 @@
 //! adding, editing or removing a file rebuilds the crate.
 //!
 //! Archives are written to `OUT_DIR/skillpub-archives-SKILLS/` (one folder per static name),
-//! each named by its skill's [archive key](skillpub_core::Skill::archive_key): the SHA-256 of
-//! the archive settings and of every file's path, mode and digest. A rebuild hashes every file
-//! (a few milliseconds for megabytes) and compresses only the skills whose key has no archive
-//! yet, so editing one skill recompresses that skill alone; archives that no skill names any
-//! more are deleted. Each archive is written to a temporary file and renamed into place, so an
-//! interrupted build never leaves half an archive under a key.
+//! each named by its skill's archive key (`Skill::archive_key`, a hook the core keeps for this
+//! crate): the SHA-256 of the archive settings and of every file's path, mode and digest. A
+//! rebuild hashes every file (a few milliseconds for megabytes) and compresses only the skills
+//! whose key has no archive yet, so editing one skill recompresses that skill alone; archives
+//! that no skill names any more are deleted. Each archive is written to a temporary file and
+//! renamed into place, so an interrupted build never leaves half an archive under a key.
 //!
 //! # Start-up
 //!
@@ -100,8 +100,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use skillpub_core::{
-    ArchiveFormat, CatalogBuilder, Digest, Errors, IoError, Skill, SkillMdParser, SkillsFolder,
-    read_skills_folder,
+    CatalogBuilder, Digest, Errors, Skill, SkillMdParser,
+    folder::{IoError, SkillsFolder, read_skills_folder},
+    index::ArchiveFormat,
 };
 
 /// The file written to `OUT_DIR` for a static named `name`, which

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use skillpub_build::{Embed, EmbedError, generated_file};
-use skillpub_core::{ArchiveFormat, Digest};
+use skillpub_core::{Digest, index::ArchiveFormat};
 use skillpub_testkit::Scratch;
 
 /// Where the archives go, as `OUT_DIR` in a build script.

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, SystemTime};
 
-use skillpub_core::{ArchiveFormat, Catalog};
+use skillpub_core::{Catalog, index::ArchiveFormat};
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -56,10 +56,10 @@ impl Probe {
              let folder = skillpub_core::Catalog::from_dir(\"skills\").unwrap();\n    \
              for skill in catalog.skills() {\n        \
              let bytes: usize = skill.files().iter().map(|f| f.artifact().len()).sum();\n        \
-             let archives = [skillpub_core::ArchiveFormat::TarGz, skillpub_core::ArchiveFormat::Zip]\n            \
+             let archives = [skillpub_core::index::ArchiveFormat::TarGz, skillpub_core::index::ArchiveFormat::Zip]\n            \
              .map(|format| skill.archive(format));\n        \
              let from_folder = folder.get(skill.name()).unwrap();\n        \
-             let same = archives == [skillpub_core::ArchiveFormat::TarGz, skillpub_core::ArchiveFormat::Zip]\n            \
+             let same = archives == [skillpub_core::index::ArchiveFormat::TarGz, skillpub_core::index::ArchiveFormat::Zip]\n            \
              .map(|format| from_folder.archive(format));\n        \
              println!(\"{} files={} bytes={bytes} archives-as-from-folder={same}\", skill.name(), skill.files().len());\n    }\n}\n",
         )

@@ -43,7 +43,7 @@ pub(crate) struct Args {
 pub(crate) fn run(args: &Args) -> bool {
     let local_target = url::Url::parse(&args.url)
         .ok()
-        .and_then(|url| url.host_str().map(skillpub_core::is_local_host))
+        .and_then(|url| url.host_str().map(skillpub_core::origin::is_local_host))
         .unwrap_or(false);
     let limits = Limits {
         max_body: args.max_size,

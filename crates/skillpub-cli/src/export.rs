@@ -6,8 +6,12 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use skillpub_core::{
-    API_CATALOG_PATH, ArchiveFormat, Artifact, Catalog, Error, LEGACY_PATH, Origin, SkillsFolder,
-    UrlStyle, WELL_KNOWN_PATH,
+    Catalog, Error,
+    catalog::Artifact,
+    folder::SkillsFolder,
+    index::{ArchiveFormat, UrlStyle},
+    origin::Origin,
+    paths::{API_CATALOG_PATH, LEGACY_PATH, WELL_KNOWN_PATH},
 };
 
 mod swap;

@@ -4,9 +4,11 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
+use skillpub_advice::{Advice, AdviceRule, Severity, advise};
 use skillpub_core::{
-    Advice, AdviceRule, Error, SKILL_MD, Severity, SkillFile, SkillMdParser, SkillSource,
-    SkillsFolder, advise,
+    Error, SkillFile, SkillMdParser,
+    folder::{SkillSource, SkillsFolder},
+    paths::SKILL_MD,
 };
 
 use crate::Format;

@@ -5,7 +5,8 @@ use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use skillpub_core::{SKILL_MD, Section, validate_name};
+use skillpub_advice::Section;
+use skillpub_core::{paths::SKILL_MD, spec::validate_name};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -108,7 +109,8 @@ fn create(folder: &Path, text: &str) -> Result<PathBuf, String> {
 
 #[cfg(test)]
 mod tests {
-    use skillpub_core::{SkillMd, advise};
+    use skillpub_advice::advise;
+    use skillpub_core::SkillMd;
 
     use super::*;
 

@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use axum::Router;
-use skillpub_core::{Catalog, Errors, INDEX_PATH, LiveCatalog};
+use skillpub_core::{Catalog, Errors, LiveCatalog, paths::INDEX_PATH};
 
 use crate::unknown_fields_hint;
 use watched::Folder;
@@ -48,7 +48,7 @@ pub(crate) fn run(args: &Args) -> bool {
 
 /// Reads the folder and builds its catalog, or every problem.
 fn load(dir: &Path, allow_unknown_fields: bool) -> Result<Catalog, Errors> {
-    skillpub_core::read_skills_folder(dir)?
+    skillpub_core::folder::read_skills_folder(dir)?
         .builder()
         .allow_unknown_fields(allow_unknown_fields)
         .build()

@@ -9,7 +9,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderValue, Method, Request, Response, StatusCode};
-use skillpub_core::{Catalog, Digest, SCHEMA_URI, Skill};
+use skillpub_core::{Catalog, Digest, Skill, index::SCHEMA_URI};
 use skillpub_testkit::{Cli, Outcome, serve, serve_raw};
 
 mod common;
@@ -1151,7 +1151,7 @@ async fn an_archive_sent_content_encoded_fails_and_identity_is_no_encoding() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_site_under_a_prefix_is_checked_under_it() {
     let catalog = Catalog::builder()
-        .url_style(skillpub_core::UrlStyle::Relative)
+        .url_style(skillpub_core::index::UrlStyle::Relative)
         .skill(Skill::from_static(SKILL_MD))
         .build()
         .unwrap();
@@ -1415,7 +1415,7 @@ async fn an_invented_schema_is_pass_for_the_scanner_and_fails_here() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_prefix_is_graded_with_a_note_that_the_scanner_reads_only_the_root() {
     let catalog = Catalog::builder()
-        .url_style(skillpub_core::UrlStyle::Relative)
+        .url_style(skillpub_core::index::UrlStyle::Relative)
         .skill(Skill::from_static(SKILL_MD))
         .build()
         .unwrap();

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use skillpub_core::{Catalog, CatalogBuilder, Digest, SkillsFolder};
+use skillpub_core::{Catalog, CatalogBuilder, Digest, folder::SkillsFolder};
 use skillpub_testkit::{Cli, Nginx, Response, Scratch, nginx_or_skip, request_blocking};
 
 #[expect(

@@ -4,11 +4,16 @@
 use std::time::Instant;
 
 use http::{Method, StatusCode};
-use skillpub_core::{Digest, Errors, Frontmatter, INDEX_PATH, JSON, SKILL_MD, SkillMd};
+use skillpub_core::{
+    Digest, Errors, Frontmatter, SkillMd,
+    index::ArtifactKind,
+    media::JSON,
+    paths::{INDEX_PATH, SKILL_MD},
+};
 use url::Url;
 
 use crate::fetch::{ACCEPT_ENCODING, FetchError, Fetched, Limits, Policy, Transport, send};
-use crate::index::{self, ArtifactKind, Entry, Index, IndexError};
+use crate::index::{self, Entry, Index, IndexError};
 use crate::unpack::{self, UnpackError, UnpackNote, UnpackedFile};
 
 /// A strict discovery client over a transport.
@@ -154,7 +159,7 @@ impl<T: Transport> Client<T> {
     /// hop, every body read and every archive unpacked ends by then, or fails with
     /// [`FetchError::Deadline`] or [`UnpackError::Deadline`]; [`check`](crate::check) also
     /// stops the authoring advice on a fetched `SKILL.md` at it
-    /// ([`advise_before`](skillpub_core::advise_before)), reporting `run.max-time` for that
+    /// ([`advise_before`](skillpub_advice::advise_before)), reporting `run.max-time` for that
     /// skill. Without one (the default), each request is bounded by the transport's timeout
     /// only.
     ///

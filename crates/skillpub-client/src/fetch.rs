@@ -5,7 +5,7 @@ use std::io::Read;
 use std::time::{Duration, Instant};
 
 use http::{HeaderMap, Method, StatusCode};
-use skillpub_core::{Digest, essence};
+use skillpub_core::{Digest, media::essence};
 use url::Url;
 
 use crate::source::SourceError;
@@ -275,7 +275,7 @@ impl Policy {
             return Err(FetchError::Scheme(url.to_string()));
         }
         let host = url.host_str().unwrap_or_default();
-        if !self.allow_private && skillpub_core::is_local_host(host) {
+        if !self.allow_private && skillpub_core::origin::is_local_host(host) {
             return Err(FetchError::PrivateHost(url.to_string()));
         }
         if let Some(allowlist) = &self.allowlist {

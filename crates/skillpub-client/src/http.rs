@@ -67,7 +67,10 @@ impl Resolver for PublicOnly {
             return Ok(all);
         }
         let mut public = self.empty();
-        for address in all.iter().filter(|a| !skillpub_core::is_local_ip(a.ip())) {
+        for address in all
+            .iter()
+            .filter(|a| !skillpub_core::origin::is_local_ip(a.ip()))
+        {
             public.push(*address);
         }
         if public.is_empty() {

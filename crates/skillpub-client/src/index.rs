@@ -4,8 +4,11 @@
 
 use serde_json::{Map, Value};
 use skillpub_core::{
-    Digest, DigestParseError, ErrorKind, MAX_DESCRIPTION_LENGTH, SCHEMA_URI, SKILL_MD,
-    TYPE_ARCHIVE, TYPE_SKILL_MD, validate_name,
+    Digest, ErrorKind,
+    digest::DigestParseError,
+    index::{ArtifactKind, SCHEMA_URI},
+    paths::SKILL_MD,
+    spec::{MAX_DESCRIPTION_LENGTH, validate_name},
 };
 use url::Url;
 
@@ -16,35 +19,6 @@ pub enum Version {
     V0_2,
     /// Draft 0.1.0 (no `$schema`): entries with `files`, served beside the index.
     V0_1,
-}
-
-/// How an entry's artifact is distributed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ArtifactKind {
-    /// A single `SKILL.md`.
-    SkillMd,
-    /// A `.tar.gz` or `.zip` of the skill folder.
-    Archive,
-}
-
-impl ArtifactKind {
-    /// The entry's `type` for this kind.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use skillpub_client::ArtifactKind;
-    ///
-    /// assert_eq!(ArtifactKind::SkillMd.as_str(), "skill-md");
-    /// assert_eq!(ArtifactKind::Archive.as_str(), "archive");
-    /// ```
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::SkillMd => TYPE_SKILL_MD,
-            Self::Archive => TYPE_ARCHIVE,
-        }
-    }
 }
 
 /// A valid entry of a 0.2.0 index, with its `url` resolved against the index URL.
@@ -317,10 +291,9 @@ fn name_and_description(fields: &Map<String, Value>) -> Result<(String, String),
 }
 
 fn entry(base: &Url, fields: &Map<String, Value>) -> Result<Entry, EntryError> {
-    let kind = match text(fields, "type")? {
-        TYPE_SKILL_MD => ArtifactKind::SkillMd,
-        TYPE_ARCHIVE => ArtifactKind::Archive,
-        other => return Err(EntryError::UnknownType(other.to_owned())),
+    let kind = text(fields, "type")?;
+    let Some(kind) = ArtifactKind::from_type(kind) else {
+        return Err(EntryError::UnknownType(kind.to_owned()));
     };
     let (name, description) = name_and_description(fields)?;
     let raw_url = text(fields, "url")?;

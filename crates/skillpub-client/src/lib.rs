@@ -95,9 +95,11 @@ pub use fetch::{
 #[cfg(feature = "http")]
 pub use http::HttpTransport;
 pub use index::{
-    ArtifactKind, Entry, EntryError, EntryProblem, Index, IndexError, LegacyEntry, Severity,
-    Version, parse,
+    Entry, EntryError, EntryProblem, Index, IndexError, LegacyEntry, Severity, Version, parse,
 };
+/// How an [`Entry`]'s artifact is distributed: the core's type, named here too since every
+/// entry holds one.
+pub use skillpub_core::index::ArtifactKind;
 pub use source::SourceError;
 pub use unpack::{
     Format, MAX_PATH_LENGTH, UnpackError, UnpackNote, Unpacked, UnpackedFile, detect, unpack,

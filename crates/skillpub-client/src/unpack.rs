@@ -11,7 +11,10 @@ use std::fmt;
 use std::io::{Cursor, Read};
 use std::time::Instant;
 
-use skillpub_core::{GZIP, SKILL_MD, TAR_GZ_SUFFIX, ZIP, ZIP_SUFFIX};
+use skillpub_core::{
+    media::{GZIP, ZIP},
+    paths::{SKILL_MD, TAR_GZ_SUFFIX, ZIP_SUFFIX},
+};
 
 use crate::fetch::{Limited, Limits, read_limited};
 use crate::source::SourceError;

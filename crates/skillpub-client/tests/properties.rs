@@ -15,7 +15,10 @@ use proptest::prelude::*;
 use proptest::test_runner::Config;
 use serde_json::{Map, Value, json};
 use skillpub_client::{Format, UnpackError, detect, parse};
-use skillpub_core::{ArchiveFormat, Catalog, SCHEMA_URI, Skill, SkillFile};
+use skillpub_core::{
+    Catalog, Skill, SkillFile,
+    index::{ArchiveFormat, SCHEMA_URI},
+};
 use skillpub_testkit::property_config;
 use url::Url;
 

@@ -3,14 +3,8 @@
 
 use serde_json::json;
 
-use crate::index::{INDEX_PATH, UrlStyle};
-
-/// Where the API catalog is published.
-pub const API_CATALOG_PATH: &str = "/.well-known/api-catalog";
-
-/// Its media type: a JSON linkset (RFC 9264) with the API catalog profile (RFC 9727).
-pub const LINKSET: &str =
-    "application/linkset+json; profile=\"https://www.rfc-editor.org/info/rfc9727\"";
+use crate::index::UrlStyle;
+use crate::paths::{API_CATALOG_PATH, INDEX_PATH};
 
 /// Renders the linkset: the catalog as anchor, the skills index as its one `item`, both
 /// where clients reach them (under the base path, after the origin for absolute URLs).

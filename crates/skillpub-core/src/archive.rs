@@ -26,11 +26,6 @@ use sha2::{Digest as _, Sha256};
 
 use crate::digest::Digest;
 
-/// The file name suffix of the tar archive of a skill.
-pub const TAR_GZ_SUFFIX: &str = ".tar.gz";
-/// The file name suffix of the zip archive of a skill.
-pub const ZIP_SUFFIX: &str = ".zip";
-
 /// The deflate level of the archives.
 const ARCHIVE_LEVEL: u8 = 6;
 
@@ -103,10 +98,10 @@ pub(crate) fn tar_gz(entries: &[Entry<'_>]) -> io::Result<Vec<u8>> {
 ///
 /// ```
 /// let text = b"# Forms\n\nFill in every field.\n".repeat(20);
-/// let gzipped = skillpub_core::gzip(&text);
+/// let gzipped = skillpub_core::archive::gzip(&text);
 /// assert_eq!(gzipped[..3], [0x1f, 0x8b, 8]); // the gzip magic and deflate
 /// assert!(gzipped.len() < text.len());
-/// assert_eq!(gzipped, skillpub_core::gzip(&text)); // deterministic
+/// assert_eq!(gzipped, skillpub_core::archive::gzip(&text)); // deterministic
 ///
 /// let mut decoded = Vec::new();
 /// std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gzipped[..]), &mut decoded)?;

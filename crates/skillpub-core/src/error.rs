@@ -191,7 +191,7 @@ pub enum ErrorKind {
     /// A field that is not in the Agent Skills specification.
     #[error(
         "is not an Agent Skills field (allowed: {}); move it under `metadata`, remove it, or accept unknown fields: `allow_unknown_fields(true)` on `CatalogBuilder` or `skillpub_build::Embed`, `--allow-unknown-fields` on the `skillpub` command",
-        crate::validate::ALLOWED_FIELDS.join(", ")
+        crate::spec::limits::ALLOWED_FIELDS.join(", ")
     )]
     UnknownField,
     /// The name is empty.
@@ -200,7 +200,7 @@ pub enum ErrorKind {
     /// The name is longer than 64 characters.
     #[error(
         "`{name}` is {length} characters long, over the limit of {}; shorten it",
-        crate::validate::MAX_NAME_LENGTH
+        crate::spec::limits::MAX_NAME_LENGTH
     )]
     NameTooLong {
         /// The name.
@@ -258,7 +258,7 @@ pub enum ErrorKind {
     /// `description` is longer than 1024 characters.
     #[error(
         "is {length} characters long, over the limit of {}; shorten it",
-        crate::validate::MAX_DESCRIPTION_LENGTH
+        crate::spec::limits::MAX_DESCRIPTION_LENGTH
     )]
     DescriptionTooLong {
         /// Its length in Unicode scalar values.
@@ -270,7 +270,7 @@ pub enum ErrorKind {
     /// `compatibility` is longer than 500 characters.
     #[error(
         "is {length} characters long, over the limit of {}; shorten it",
-        crate::validate::MAX_COMPATIBILITY_LENGTH
+        crate::spec::limits::MAX_COMPATIBILITY_LENGTH
     )]
     CompatibilityTooLong {
         /// Its length in Unicode scalar values.
@@ -296,7 +296,7 @@ pub enum ErrorKind {
     #[error("this path {problem}")]
     FilePath {
         /// What is wrong with it.
-        problem: crate::file::PathProblem,
+        problem: crate::spec::path::PathProblem,
     },
     /// The same path is given twice.
     #[error("this path is given twice; give each file once")]
@@ -414,7 +414,7 @@ pub enum ErrorKind {
         /// The base path as given.
         base_path: String,
         /// What is wrong with it.
-        problem: crate::base_path::BasePathProblem,
+        problem: crate::paths::base_path::BasePathProblem,
     },
     /// Two skills in one catalog have the same name.
     #[error(
@@ -906,7 +906,7 @@ mod tests {
         base_path,
         ErrorKind::BasePath {
             base_path: "/tenant/".into(),
-            problem: crate::BasePathProblem::TrailingSlash
+            problem: crate::paths::BasePathProblem::TrailingSlash
         },
         "the base path `/tenant/` ends with `/`; write it without the final slash, such as `/tenant` (for the site root, set no base path)"
     );
@@ -917,7 +917,7 @@ mod tests {
             "base_path",
             ErrorKind::BasePath {
                 base_path: "tenant".into(),
-                problem: crate::BasePathProblem::Relative,
+                problem: crate::paths::BasePathProblem::Relative,
             },
         );
         assert_eq!(

@@ -1,12 +1,14 @@
-//! Reading skills from a folder on disk. The build helper (`skillpub-build`) and
-//! [`Catalog::from_dir`](crate::Catalog::from_dir) share this walk, so a folder is judged the
-//! same at build time and at run time.
+//! Reading skills from a folder on disk (feature `fs`): [`read_skills_folder`], what it left
+//! out ([`Skipped`]) and the I/O errors it met ([`IoError`]). The build helper
+//! (`skillpub-build`) and [`Catalog::from_dir`](crate::Catalog::from_dir) share this walk, so
+//! a folder is judged the same at build time and at run time; the rules are in the [crate
+//! docs](crate#reading-a-folder).
 //!
 //! This is the one module of the crate that touches the file system, and it is compiled only
 //! with the feature `fs` (on by default). Every entry is looked at without following or
 //! opening it, and every file is read through a descriptor opened without following links and
-//! judged on that descriptor, never on a name ([`beneath`]); on Unix each skill folder is held
-//! by its descriptor, so that nothing renamed under the walk takes the read outside it.
+//! judged on that descriptor, never on a name; on Unix each skill folder is held by its
+//! descriptor, so that nothing renamed under the walk takes the read outside it.
 
 mod beneath;
 mod entry;
@@ -27,14 +29,17 @@ use std::path::{Path, PathBuf};
 
 use crate::catalog::{Catalog, CatalogBuilder};
 use crate::error::{Error, ErrorKind, Errors};
-use crate::file::{MAX_BYTES_PER_SKILL, SKILL_MD, SkillFile};
-use crate::io_error::IoError;
+use crate::file::SkillFile;
+use crate::paths::SKILL_MD;
 use crate::skill::Skill;
 use crate::skill_files;
-use crate::skipped::Skipped;
+use crate::spec::limits::MAX_BYTES_PER_SKILL;
 use beneath::{Beneath, Refusal};
 use entry::{Listed, Node, Seen};
 use open::Dir;
+
+pub use crate::io_error::IoError;
+pub use crate::skipped::Skipped;
 
 /// A skill read from disk, with where each of its files came from.
 #[derive(Debug, Clone)]
@@ -104,7 +109,7 @@ impl SkillsFolder {
     /// # let dir = std::env::temp_dir().join(format!("skillpub-builder-doc-{}", std::process::id()));
     /// # std::fs::create_dir_all(dir.join("pdf")).unwrap();
     /// # std::fs::write(dir.join("pdf/SKILL.md"), "---\nname: pdf\ndescription: d\nx-team: docs\n---\n").unwrap();
-    /// let folder = skillpub_core::read_skills_folder(&dir)?;
+    /// let folder = skillpub_core::folder::read_skills_folder(&dir)?;
     /// assert!(folder.catalog().is_err(), "x-team is not an Agent Skills field");
     /// let catalog = folder.builder().allow_unknown_fields(true).build()?;
     /// assert_eq!(catalog.skills().len(), 1);
@@ -173,7 +178,7 @@ impl SkillsFolder {
     /// the sizes the file system reports before anything is read (with the catalog's rule and
     /// message); `SKILL.md` goes through the same checks. The rules every skill follows
     /// wherever it comes from, such as paths that a URL or an archive cannot carry
-    /// ([`validate_file_path`](crate::validate_file_path)), are the catalog's:
+    /// ([`validate_file_path`](crate::spec::validate_file_path)), are the catalog's:
     /// [`SkillsFolder::builder`] and [`Catalog::from_dir`] apply them.
     #[must_use]
     pub fn read(root: impl AsRef<Path>) -> Self {

@@ -1,35 +1,85 @@
-//! The discovery index (`/.well-known/agent-skills/index.json`, draft 0.2.0): its paths, its
-//! URL styles and its rendering.
+//! The discovery index (`/.well-known/agent-skills/index.json`, draft 0.2.0): its `$schema`,
+//! how its entries write their `url` and which archive they list. A
+//! [`CatalogBuilder`](crate::CatalogBuilder) takes the options and renders the index once.
+//!
+//! # Example
+//!
+//! ```
+//! use skillpub_core::index::{ArchiveFormat, SCHEMA_URI, UrlStyle};
+//! use skillpub_core::{Catalog, Skill, SkillFile};
+//!
+//! let skill = Skill::new(None, "---\nname: pdf\ndescription: Reads PDFs.\n---\n")
+//!     .with_files(vec![SkillFile::new("references/forms.md", "# Forms\n", false)]);
+//! let catalog = Catalog::builder()
+//!     .skill(skill)
+//!     .url_style(UrlStyle::Relative)
+//!     .archive_format(ArchiveFormat::Zip)
+//!     .build()?;
+//! let index: serde_json::Value = serde_json::from_slice(catalog.index().bytes()).unwrap();
+//! assert_eq!(index["$schema"], SCHEMA_URI);
+//! assert_eq!(index["skills"][0]["url"], "pdf.zip");
+//! # Ok::<(), skillpub_core::Errors>(())
+//! ```
+
+use std::fmt;
 
 use serde::Serialize;
 
 use crate::origin::Origin;
-
-/// The folder every artifact is published under.
-pub const WELL_KNOWN_PATH: &str = "/.well-known/agent-skills/";
-
-/// Where the index is published.
-pub const INDEX_PATH: &str = "/.well-known/agent-skills/index.json";
+use crate::paths::{TAR_GZ_SUFFIX, WELL_KNOWN_PATH, ZIP_SUFFIX};
 
 /// The `$schema` of a draft 0.2.0 index; clients match it byte for byte.
 pub const SCHEMA_URI: &str = "https://schemas.agentskills.io/discovery/0.2.0/schema.json";
 
-/// The `type` of a skill published as its `SKILL.md` alone.
-pub const TYPE_SKILL_MD: &str = "skill-md";
-
-/// The `type` of a skill published as an archive of its folder.
-pub const TYPE_ARCHIVE: &str = "archive";
-
-/// The path where a skill's `SKILL.md` is published.
+/// How a skill is distributed: the `type` of its index entry.
+///
+/// A catalog lists a skill with supporting files as an archive and any other as its
+/// `SKILL.md` ([`PublishedSkill::kind`](crate::catalog::PublishedSkill::kind)); a client reads
+/// the `type` of a fetched entry back with [`from_type`](Self::from_type).
 ///
 /// # Example
 ///
 /// ```
-/// assert_eq!(skillpub_core::skill_md_path("pdf"), "/.well-known/agent-skills/pdf/SKILL.md");
+/// use skillpub_core::index::ArtifactKind;
+///
+/// assert_eq!(ArtifactKind::SkillMd.as_str(), "skill-md");
+/// assert_eq!(ArtifactKind::Archive.as_str(), "archive");
+/// assert_eq!(ArtifactKind::from_type("archive"), Some(ArtifactKind::Archive));
+/// assert_eq!(ArtifactKind::from_type("tarball"), None);
 /// ```
-#[must_use]
-pub fn skill_md_path(name: &str) -> String {
-    format!("{WELL_KNOWN_PATH}{name}/SKILL.md")
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ArtifactKind {
+    /// `skill-md`: a single `SKILL.md`.
+    SkillMd,
+    /// `archive`: a `.tar.gz` or `.zip` of the skill folder.
+    Archive,
+}
+
+impl ArtifactKind {
+    /// The entry's `type` for this kind: `skill-md` or `archive`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::SkillMd => "skill-md",
+            Self::Archive => "archive",
+        }
+    }
+
+    /// The kind whose `type` is exactly `kind`, or `None` for a type the draft does not
+    /// define (which clients skip).
+    #[must_use]
+    pub fn from_type(kind: &str) -> Option<Self> {
+        [Self::SkillMd, Self::Archive]
+            .into_iter()
+            .find(|known| known.as_str() == kind)
+    }
+}
+
+/// The `type`, as [`as_str`](Self::as_str) gives it.
+impl fmt::Display for ArtifactKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// How the index writes each entry's `url`.
@@ -50,7 +100,7 @@ pub fn skill_md_path(name: &str) -> String {
 /// assert_eq!(absolute.skill_md_url("pdf"), "https://skills.example.com/.well-known/agent-skills/pdf/SKILL.md");
 /// assert_eq!(UrlStyle::Relative.skill_md_url("pdf"), "pdf/SKILL.md");
 /// assert_eq!(UrlStyle::default().skill_md_url("pdf"), "/.well-known/agent-skills/pdf/SKILL.md");
-/// # Ok::<(), skillpub_core::OriginError>(())
+/// # Ok::<(), skillpub_core::origin::OriginError>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -124,8 +174,8 @@ impl ArchiveFormat {
     #[must_use]
     pub fn suffix(self) -> &'static str {
         match self {
-            Self::TarGz => crate::archive::TAR_GZ_SUFFIX,
-            Self::Zip => crate::archive::ZIP_SUFFIX,
+            Self::TarGz => TAR_GZ_SUFFIX,
+            Self::Zip => ZIP_SUFFIX,
         }
     }
 }

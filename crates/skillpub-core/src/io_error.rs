@@ -19,7 +19,7 @@ use std::sync::Arc;
 /// # Example
 ///
 /// ```
-/// use skillpub_core::{ErrorKind, read_skills_folder};
+/// use skillpub_core::{ErrorKind, folder::read_skills_folder};
 ///
 /// let errors = read_skills_folder("no/such/folder").unwrap_err();
 /// let ErrorKind::Io(error) = errors.as_slice()[0].kind() else { panic!("{errors}") };
@@ -40,7 +40,7 @@ impl IoError {
     /// # Example
     ///
     /// ```
-    /// let error = skillpub_core::IoError::new("out/a.tar.gz".as_ref(), std::io::ErrorKind::StorageFull.into());
+    /// let error = skillpub_core::folder::IoError::new("out/a.tar.gz".as_ref(), std::io::ErrorKind::StorageFull.into());
     /// assert_eq!(error.path(), std::path::Path::new("out/a.tar.gz"));
     /// ```
     #[must_use]

@@ -6,12 +6,6 @@
 
 use serde::Serialize;
 
-/// The folder of the 0.1.0 layout.
-pub const LEGACY_PATH: &str = "/.well-known/skills/";
-
-/// Where the 0.1.0 index is published.
-pub const LEGACY_INDEX_PATH: &str = "/.well-known/skills/index.json";
-
 /// One 0.1.0 entry: `SKILL.md` first, as the draft recommends, then the other files.
 #[derive(Serialize)]
 pub(crate) struct Entry<'a> {

@@ -1,7 +1,8 @@
 //! Agent Skills as data: `SKILL.md` frontmatter, validation, digests and the discovery index.
 //!
 //! This crate knows no HTTP framework and does no I/O, except the folder walk behind the
-//! feature `fs` (`Catalog::from_dir`, `SkillsFolder`), which reads a skills folder from disk.
+//! feature `fs` (`Catalog::from_dir`, the module `folder`), which reads a skills folder from
+//! disk.
 //! It turns the bytes of each skill's `SKILL.md` into a [`Catalog`]: every frontmatter parsed
 //! and checked against the [Agent Skills specification] and the [discovery draft 0.2.0], every
 //! artifact hashed from the exact bytes that will be served, and the `index.json` rendered
@@ -34,6 +35,27 @@
 //! # assert!(skillpub_core::Catalog::new([&GREETING]).is_ok());
 //! ```
 //!
+//! # Layout
+//!
+//! The root holds what almost every user names: the [`Catalog`] and its [`CatalogBuilder`],
+//! the [`Skill`]s and [`SkillFile`]s it is built from, one checked [`SkillMd`] (read with a
+//! [`SkillMdParser`]) and its [`Frontmatter`], the [`Error`]s of a build (each of an
+//! [`ErrorKind`], all of them in [`Errors`]), [`Digest`], [`LiveCatalog`] and the macros
+//! [`skill!`] and [`include_skills!`]. The rest is in a module per concern:
+//!
+//! | Module | What |
+//! |---|---|
+//! | [`catalog`] | the published model: every skill, file and served path of a catalog |
+//! | [`spec`] | the rules as values and checks: limits, allowed fields, names, file paths |
+//! | [`paths`] | the well-known paths, file names and suffixes, and the base path rule |
+//! | [`index`] | the discovery index: its `$schema`, entry types, URL styles, archive formats |
+//! | [`media`] | the content types of served files |
+//! | [`digest`] | the `sha256:` form of digests and its parse errors |
+//! | [`archive`] | the deterministic gzip compressor, for HTTP variants |
+//! | [`origin`] | public origins for absolute URLs |
+//! | [`live`] | what servers register on a live catalog to prepare their answers |
+//! | [`folder`](folder/index.html) | reading a skills folder from disk (feature `fs`) |
+//!
 //! # Rules
 //!
 #![doc = include_str!("docs/validation.md")]
@@ -43,17 +65,13 @@
 //! [`SkillMd::parse`] reads and checks a single `SKILL.md` with the rules above, as a client
 //! does with a file it fetched. The catalog runs every skill's `SKILL.md` through the same
 //! pipeline (its options are a [`SkillMdParser`]), then the rules of the supporting files
-//! (paths, see [`validate_file_path`], and limits), which are written once and hold for every
-//! skill, from memory, from `build.rs` or from a folder, then the rules across skills.
+//! (paths, see [`spec::validate_file_path`], and limits), which are written once and hold for
+//! every skill, from memory, from `build.rs` or from a folder, then the rules across skills.
 //! [`CatalogBuilder::check`] runs every rule and builds nothing.
 //!
 //! # Problem codes
 //!
 #![doc = include_str!("docs/codes.md")]
-//!
-//! # Authoring advice
-//!
-#![doc = include_str!("docs/advice.md")]
 //!
 //! # Nesting under a prefix
 //!
@@ -79,9 +97,10 @@
 //! upload, one catalog per customer) holds a [`LiveCatalog`] and publishes each new catalog
 //! with [`LiveCatalog::replace`]. The servers built from the handle (skillpub-axum's live and
 //! per-host routers, skillpub-mcp's live service) prepare their answers for a catalog before
-//! it is swapped in, and answer every request from one [`Snapshot`]; a replaced snapshot is
-//! freed when the last request that loaded it ends. The example on [`LiveCatalog`] builds a
-//! catalog from bytes held at run time with [`Skill::new`] and [`Skill::with_files`].
+//! it is swapped in, and answer every request from one [`Snapshot`](live::Snapshot); a
+//! replaced snapshot is freed when the last request that loaded it ends. The example on
+//! [`LiveCatalog`] builds a catalog from bytes held at run time with [`Skill::new`] and
+//! [`Skill::with_files`].
 //!
 //! # Reading a folder
 //!
@@ -100,87 +119,53 @@
 //!
 //! | Name | Description | Default |
 //! |---|---|---|
-//! | `fs` | Reading skill folders from disk: `Catalog::from_dir`, `SkillsFolder`, `read_skills_folder`, `Catalog::skipped`, and the problems only a folder can have (`ErrorKind::Io` and the other kinds marked `fs`); on Unix it adds the crate rustix, to open every file through the descriptor of its folder. Without it the crate has no file-system code at all, as ripgrep's `globset` has none: parsing, validation, the catalog, the index and the archives work on bytes in memory. | yes |
-//! | `advice` | The authoring advice above: `advise`, `advise_before`, `Advice`, `AdviceDeadline`, `AdviceRule`, `Severity`, `Section`, `estimate_tokens`. It adds the crate `regex` (Unicode word classes and case folding only); building a catalog and serving never run it. | no |
+//! | `fs` | Reading skill folders from disk: `Catalog::from_dir`, the module `folder`, `Catalog::skipped`, and the problems only a folder can have (`ErrorKind::Io` and the other kinds marked `fs`); on Unix it adds the crate rustix, to open every file through the descriptor of its folder. Without it the crate has no file-system code at all, as ripgrep's `globset` has none: parsing, validation, the catalog, the index and the archives work on bytes in memory. | yes |
 //!
 //! [Agent Skills specification]: https://agentskills.io/specification
 //! [discovery draft 0.2.0]: https://github.com/cloudflare/agent-skills-discovery-rfc
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-#[cfg(feature = "advice")]
-mod advice;
 mod api_catalog;
-mod archive;
-mod base_path;
-mod catalog;
-mod digest;
+pub mod archive;
+pub mod catalog;
+pub mod digest;
 mod error;
+mod fence;
 mod file;
 #[cfg(feature = "fs")]
-mod folder;
+#[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
+pub mod folder;
 mod frontmatter;
-mod index;
+pub mod index;
 #[cfg(feature = "fs")]
 mod io_error;
 mod legacy;
-mod live;
-mod media;
-mod origin;
+pub mod live;
+pub mod media;
+pub mod origin;
 mod parallel;
+pub mod paths;
 mod skill;
 mod skill_files;
 mod skill_md;
 #[cfg(feature = "fs")]
 mod skipped;
+pub mod spec;
 mod validate;
 mod yaml;
 
 #[cfg(test)]
 mod tests;
 
-#[cfg(feature = "advice")]
-#[cfg_attr(docsrs, doc(cfg(feature = "advice")))]
-pub use advice::{
-    Advice, AdviceDeadline, AdviceRule, MAX_BODY_TOKENS, MAX_SKILL_MD_LINES, Section, Severity,
-    UnknownRule, advise, advise_before, estimate_tokens,
-};
-pub use api_catalog::{API_CATALOG_PATH, LINKSET};
-pub use archive::{TAR_GZ_SUFFIX, ZIP_SUFFIX, gzip};
-pub use base_path::{BasePathProblem, validate_base_path};
-pub use catalog::{Artifact, Catalog, CatalogBuilder, PublishedFile, PublishedSkill};
-pub use digest::{DIGEST_PREFIX, Digest, DigestParseError};
+#[doc(inline)]
+pub use catalog::{Catalog, CatalogBuilder};
+#[doc(inline)]
+pub use digest::Digest;
 pub use error::{Error, ErrorKind, Errors};
-pub use file::{
-    MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, PathProblem, SKILL_MD, SkillFile, validate_file_path,
-};
-#[cfg(feature = "fs")]
-#[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
-pub use folder::{SkillSource, SkillsFolder, read_skills_folder};
+pub use file::SkillFile;
 pub use frontmatter::Frontmatter;
-pub use index::{
-    ArchiveFormat, INDEX_PATH, SCHEMA_URI, TYPE_ARCHIVE, TYPE_SKILL_MD, UrlStyle, WELL_KNOWN_PATH,
-    skill_md_path,
-};
-#[cfg(feature = "fs")]
-#[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
-pub use io_error::IoError;
-pub use legacy::{LEGACY_INDEX_PATH, LEGACY_PATH};
-pub use live::{LiveCatalog, LiveView, Snapshot};
-pub use media::{
-    GZIP, JSON, MARKDOWN, OCTET_STREAM, PLAIN_TEXT, ZIP, essence, is_text, media_type,
-};
-pub use origin::{DEV_PORTS, Origin, OriginError, is_local_host, is_local_ip};
+#[doc(inline)]
+pub use live::LiveCatalog;
 pub use skill::Skill;
 pub use skill_md::{SkillMd, SkillMdParser};
-#[cfg(feature = "fs")]
-#[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
-pub use skipped::Skipped;
-pub use validate::{
-    ALLOWED_FIELDS, MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH,
-    validate_name,
-};
-pub use yaml::{
-    MAX_DEPTH as MAX_YAML_DEPTH, MAX_NODES as MAX_YAML_NODES,
-    MAX_SCALAR_BYTES as MAX_YAML_SCALAR_BYTES,
-};

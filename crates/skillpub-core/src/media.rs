@@ -1,4 +1,20 @@
-//! Media types of published files, chosen by extension once, when the catalog is built.
+//! Media types: the `Content-Type` of every artifact a catalog serves, chosen once when the
+//! catalog is built (by extension, and text only for UTF-8 bytes), and the helpers that read a
+//! media type back.
+//!
+//! # Example
+//!
+//! ```
+//! use skillpub_core::media::{self, MARKDOWN};
+//!
+//! let catalog = skillpub_core::Catalog::new([skillpub_core::Skill::from_static(
+//!     "---\nname: pdf\ndescription: Reads PDFs.\n---\n",
+//! )])?;
+//! assert_eq!(catalog.get("pdf").unwrap().skill_md().media_type(), MARKDOWN);
+//! assert_eq!(media::essence(MARKDOWN), "text/markdown");
+//! assert!(media::is_text(MARKDOWN));
+//! # Ok::<(), skillpub_core::Errors>(())
+//! ```
 
 /// `Content-Type` of `SKILL.md` and other Markdown files.
 pub const MARKDOWN: &str = "text/markdown; charset=utf-8";
@@ -12,6 +28,10 @@ pub const ZIP: &str = "application/zip";
 pub const PLAIN_TEXT: &str = "text/plain; charset=utf-8";
 /// `Content-Type` of everything else.
 pub const OCTET_STREAM: &str = "application/octet-stream";
+/// `Content-Type` of the RFC 9727 API catalog: a JSON linkset (RFC 9264) with the API catalog
+/// profile.
+pub const LINKSET: &str =
+    "application/linkset+json; profile=\"https://www.rfc-editor.org/info/rfc9727\"";
 
 /// Extensions served as UTF-8 plain text (scripts, configuration and source code).
 const TEXT_EXTENSIONS: [&str; 34] = [
@@ -27,7 +47,7 @@ const TEXT_EXTENSIONS: [&str; 34] = [
 /// # Example
 ///
 /// ```
-/// use skillpub_core::media_type;
+/// use skillpub_core::media::media_type;
 ///
 /// assert_eq!(media_type("references/api.md", b"# API"), "text/markdown; charset=utf-8");
 /// assert_eq!(media_type("scripts/run.py", b"print(1)"), "text/plain; charset=utf-8");
@@ -86,7 +106,7 @@ pub fn is_text(media_type: &str) -> bool {
 /// # Example
 ///
 /// ```
-/// use skillpub_core::{MARKDOWN, essence};
+/// use skillpub_core::media::{MARKDOWN, essence};
 ///
 /// assert_eq!(essence(MARKDOWN), "text/markdown");
 /// assert_eq!(essence(" Text/Plain ; charset=utf-8"), "Text/Plain");

@@ -8,14 +8,17 @@ use bytes::Bytes;
 
 use crate::archive;
 use crate::digest::Digest;
-use crate::file::{SKILL_MD, SKILL_MD_MODE, SkillFile};
+use crate::file::{SKILL_MD_MODE, SkillFile};
+use crate::paths::SKILL_MD;
 
 /// One skill's `SKILL.md` and supporting files, as bytes that the catalog will serve unchanged.
 ///
 /// Build it in `const` context from embedded text, usually through [`skill!`](crate::skill!)
 /// or the code that `skillpub-build` generates, or at run time from owned bytes. The folder,
 /// when given, is the path the skill came from; its last component must equal the skill's
-/// `name`.
+/// `name`. The constructors that only the generated code calls (with supporting files, with
+/// the frontmatter and archives worked out at build time) are public but hidden from these
+/// docs.
 ///
 /// # Example
 ///
@@ -81,6 +84,9 @@ impl Skill {
     }
 
     /// A skill with supporting files, from embedded bytes; `skillpub-build` generates these.
+    /// A build-script hook, hidden from the docs with the others: the generated code names it,
+    /// so it stays public.
+    #[doc(hidden)]
     #[must_use]
     pub const fn from_static_parts(
         folder: &'static str,
@@ -142,6 +148,7 @@ impl Skill {
     /// assert!(Catalog::new([other])?.get("pdf").is_some());
     /// # Ok::<(), skillpub_core::Errors>(())
     /// ```
+    #[doc(hidden)]
     #[must_use]
     pub const fn with_parsed_frontmatter(
         mut self,
@@ -168,7 +175,7 @@ impl Skill {
     /// # Example
     ///
     /// ```
-    /// use skillpub_core::{ArchiveFormat, Catalog, Skill, SkillFile};
+    /// use skillpub_core::{Catalog, Skill, SkillFile, index::ArchiveFormat};
     ///
     /// static FILES: [SkillFile; 1] = [SkillFile::from_static("references/a.md", b"# A\n", false)];
     /// let skill = Skill::from_static_parts("skills/pdf", b"---\nname: pdf\ndescription: d\n---\n", &FILES);
@@ -183,6 +190,7 @@ impl Skill {
     /// assert_eq!(archive.bytes().as_ptr(), tar_gz.as_ptr()); // served as given, not rebuilt
     /// # Ok::<(), skillpub_core::Errors>(())
     /// ```
+    #[doc(hidden)]
     #[must_use]
     pub const fn with_built_archives(
         mut self,
@@ -211,6 +219,7 @@ impl Skill {
     /// let edited = skill.with_files(vec![SkillFile::new("a.md", "# A!\n", false)]);
     /// assert_ne!(one.archive_key(), edited.archive_key());
     /// ```
+    #[doc(hidden)]
     #[must_use]
     pub fn archive_key(&self) -> Option<Digest> {
         if self.files.is_empty() {

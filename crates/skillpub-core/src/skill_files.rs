@@ -7,9 +7,10 @@ use std::collections::{HashMap, HashSet};
 use bytes::Bytes;
 
 use crate::error::ErrorKind;
-use crate::file::{
-    MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL, SKILL_MD, SkillFile, validate_file_path,
-};
+use crate::file::SkillFile;
+use crate::paths::SKILL_MD;
+use crate::spec::limits::{MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL};
+use crate::spec::path::validate_file_path;
 
 /// How many files the size limit's message names.
 const LARGEST_NAMED: usize = 3;

@@ -6,8 +6,9 @@ use bytes::Bytes;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorKind, Errors};
-use crate::file::SKILL_MD;
-use crate::frontmatter::{self, Frontmatter};
+use crate::fence;
+use crate::frontmatter::Frontmatter;
+use crate::paths::SKILL_MD;
 use crate::skill;
 use crate::validate::{self, Problem};
 use crate::yaml::{self, YamlError};
@@ -65,6 +66,37 @@ impl SkillMd {
     #[must_use]
     pub fn frontmatter(&self) -> &Frontmatter {
         &self.frontmatter
+    }
+
+    /// The frontmatter block as written: the YAML between the opening `---` line and the
+    /// closing one, with its line endings.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_core::SkillMd;
+    ///
+    /// let skill_md = SkillMd::parse("---\nname: pdf\ndescription: Reads PDFs.\n---\n# Steps\n", None)?;
+    /// assert_eq!(skill_md.yaml(), "name: pdf\ndescription: Reads PDFs.\n");
+    /// assert_eq!(skill_md.body(), "# Steps\n");
+    /// # Ok::<(), skillpub_core::Errors>(())
+    /// ```
+    #[must_use]
+    pub fn yaml(&self) -> &str {
+        self.parts().0
+    }
+
+    /// The body: everything after the closing `---` line, the instructions an agent reads.
+    #[must_use]
+    pub fn body(&self) -> &str {
+        self.parts().1
+    }
+
+    /// The YAML block and the body, found again in the bytes. A `SkillMd` is UTF-8 with
+    /// frontmatter, so they are always there; empty ones stand in should they not be.
+    fn parts(&self) -> (&str, &str) {
+        let text = std::str::from_utf8(&self.bytes).unwrap_or_default();
+        fence::split(text).unwrap_or_default()
     }
 
     /// The skill's name, from the frontmatter.
@@ -143,7 +175,7 @@ impl SkillMdParser {
                 valid_up_to: error.valid_up_to(),
             })
         })?;
-        let block = frontmatter::yaml_block(text).map_err(Problems::whole)?;
+        let block = fence::yaml_block(text).map_err(Problems::whole)?;
         let fields = fields(block).map_err(Problems::whole)?;
         self.check_fields(bytes, fields, folder_name)
     }

@@ -21,16 +21,8 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use serde_saphyr::{Location, Spanned, Tagged};
 
-use crate::frontmatter;
-
-/// Deepest nesting accepted in frontmatter; `metadata` needs two levels.
-pub const MAX_DEPTH: usize = 16;
-
-/// Most YAML nodes accepted in one frontmatter block.
-pub const MAX_NODES: usize = 10_000;
-
-/// Most scalar bytes accepted in one frontmatter block.
-pub const MAX_SCALAR_BYTES: usize = 1 << 20;
+use crate::fence;
+use crate::spec::limits::{MAX_YAML_DEPTH, MAX_YAML_NODES, MAX_YAML_SCALAR_BYTES};
 
 /// The tags that mean "text": `!!str`, and the non-specific `!`.
 const TEXT_TAGS: [&str; 2] = ["tag:yaml.org,2002:str", "!"];
@@ -68,12 +60,12 @@ pub(crate) fn to_json(yaml: &str) -> Result<Value, YamlError> {
         non_finite_float_policy: serde_saphyr::NonFiniteFloatPolicy::PassThrough,
         duplicate_keys: serde_saphyr::DuplicateKeyPolicy::Error,
         budget: serde_saphyr::budget! {
-            max_depth: MAX_DEPTH,
-            max_nodes: MAX_NODES,
+            max_depth: MAX_YAML_DEPTH,
+            max_nodes: MAX_YAML_NODES,
             max_documents: 1,
             max_anchors: 0,
             max_aliases: 0,
-            max_total_scalar_bytes: MAX_SCALAR_BYTES,
+            max_total_scalar_bytes: MAX_YAML_SCALAR_BYTES,
         },
     };
     if yaml.trim().is_empty() {
@@ -98,19 +90,19 @@ fn explain(error: &serde_saphyr::Error, yaml: &str) -> YamlError {
         let key = key.split(", set DuplicateKeyPolicy").next().unwrap_or(key);
         format!("the key `{key}` appears twice; keep one")
     } else if text.starts_with("budget breached: Documents") {
-        if let Some((line, text)) = frontmatter::document_marker(yaml) {
+        if let Some((line, text)) = fence::document_marker(yaml) {
             return YamlError::DocumentMarker { line, text };
         }
         "a second YAML document starts here; the frontmatter is one document".to_owned()
     } else if text.starts_with("budget breached: Depth") {
-        format!("the nesting is deeper than {MAX_DEPTH} levels; frontmatter needs two at most")
+        format!("the nesting is deeper than {MAX_YAML_DEPTH} levels; frontmatter needs two at most")
     } else if text.starts_with("budget breached: Anchors")
         || text.starts_with("budget breached: Aliases")
     {
         "anchors (`&name`) and aliases (`*name`) are not allowed; write the value out".to_owned()
     } else if text.starts_with("budget breached") {
         format!(
-            "the frontmatter is too large (at most {MAX_NODES} values and {MAX_SCALAR_BYTES} bytes of text); shorten it"
+            "the frontmatter is too large (at most {MAX_YAML_NODES} values and {MAX_YAML_SCALAR_BYTES} bytes of text); shorten it"
         )
     } else if text.contains(KEY_NOT_TEXT) {
         text.to_owned()

@@ -3,7 +3,9 @@
 #![cfg(feature = "fs")]
 
 use skillpub_core::{
-    Catalog, ErrorKind, Errors, PathProblem, Skill, SkillFile, SkillsFolder, read_skills_folder,
+    Catalog, ErrorKind, Errors, Skill, SkillFile,
+    folder::{SkillsFolder, read_skills_folder},
+    spec::PathProblem,
 };
 use skillpub_testkit::Scratch;
 

@@ -12,7 +12,9 @@ use proptest::prelude::*;
 use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 use skillpub_core::{
-    ArchiveFormat, CatalogBuilder, INDEX_PATH, Skill, SkillFile, TAR_GZ_SUFFIX, WELL_KNOWN_PATH,
+    CatalogBuilder, Skill, SkillFile,
+    index::ArchiveFormat,
+    paths::{INDEX_PATH, TAR_GZ_SUFFIX, WELL_KNOWN_PATH},
 };
 use skillpub_testkit::property_config;
 

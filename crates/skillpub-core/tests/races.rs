@@ -15,7 +15,7 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use skillpub_core::{ArchiveFormat, Catalog, SkillsFolder};
+use skillpub_core::{Catalog, folder::SkillsFolder, index::ArchiveFormat};
 use skillpub_testkit::Scratch;
 
 const SECRET: &str = "SECRET-8d41e7-never-read";

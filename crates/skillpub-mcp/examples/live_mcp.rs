@@ -39,7 +39,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let local = listener.local_addr()?;
     println!(
         "Agent Skills index: http://{local}{}",
-        skillpub_core::INDEX_PATH
+        skillpub_core::paths::INDEX_PATH
     );
     println!("MCP endpoint: http://{local}/mcp");
     skillpub_axum::serve(listener, app).await?;

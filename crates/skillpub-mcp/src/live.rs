@@ -8,7 +8,7 @@ use std::sync::{Mutex, PoisonError};
 use rmcp::RoleServer;
 use rmcp::model::{ServerCapabilities, SubscriptionFilter};
 use rmcp::service::{Peer, SubscriptionSink};
-use skillpub_core::{LiveCatalog, LiveView};
+use skillpub_core::{LiveCatalog, live::LiveView};
 use tokio::sync::watch;
 
 use crate::skills::{ConfigError, McpSkills, McpSkillsBuilder, Surfaces};

@@ -182,7 +182,7 @@ fn is_held_stream<T>(response: &Response<T>, get: bool, in_session: bool) -> boo
         .get(header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
         .is_some_and(|value| {
-            skillpub_core::essence(value).eq_ignore_ascii_case(EVENT_STREAM_MIME_TYPE)
+            skillpub_core::media::essence(value).eq_ignore_ascii_case(EVENT_STREAM_MIME_TYPE)
         });
     event_stream && (get || !(in_session || response.headers().contains_key(HEADER_SESSION_ID)))
 }

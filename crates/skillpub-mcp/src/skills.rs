@@ -15,7 +15,7 @@ use rmcp::model::{
     ReadResourceDirectoryResult, ReadResourceResult, Resource, ResourceContents, Skill,
     SkillFrontmatter, SkillResource, SkillResources,
 };
-use skillpub_core::{Catalog, PublishedSkill, SKILL_MD, essence};
+use skillpub_core::{Catalog, catalog::PublishedSkill, media::essence, paths::SKILL_MD};
 
 use crate::instructions;
 use crate::prompts::Prompts;
@@ -75,7 +75,7 @@ impl File {
     /// UTF-8 without NUL, a base64 blob otherwise; the same for `resources/read` and the
     /// `read_skill_file` tool.
     pub(crate) fn contents(&self, uri: &str) -> ResourceContents {
-        let text = skillpub_core::is_text(self.mime_type)
+        let text = skillpub_core::media::is_text(self.mime_type)
             .then_some(&self.bytes)
             .filter(|bytes| !bytes.contains(&0))
             .and_then(|bytes| std::str::from_utf8(bytes).ok());

@@ -12,7 +12,10 @@ use rmcp::model::{
     ResourceContents, Tool, ToolAnnotations,
 };
 use serde_json::{Value, json};
-use skillpub_core::{MAX_NAME_LENGTH, PathProblem, SKILL_MD, validate_file_path, validate_name};
+use skillpub_core::{
+    paths::SKILL_MD,
+    spec::{MAX_NAME_LENGTH, PathProblem, validate_file_path, validate_name},
+};
 
 use crate::skills::{McpSkills, ServedSkill};
 

@@ -73,7 +73,7 @@ fn the_live_mcp_example_answers_during_a_flood_of_held_listen_streams() {
     }
 
     let asked = Instant::now();
-    let answer = request_blocking(addr, "GET", skillpub_core::INDEX_PATH, &[]);
+    let answer = request_blocking(addr, "GET", skillpub_core::paths::INDEX_PATH, &[]);
     let took = asked.elapsed();
     let during = opened.load(Ordering::Relaxed);
     stop.store(true, Ordering::Relaxed);

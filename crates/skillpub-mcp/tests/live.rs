@@ -201,7 +201,7 @@ async fn every_session_is_told_and_the_well_known_index_agrees() {
     for client in [&first, &second] {
         assert_eq!(skill_names(client).await, ["gamma"]);
     }
-    let index = String::from_utf8(http_get(addr, skillpub_core::INDEX_PATH).await).unwrap();
+    let index = String::from_utf8(http_get(addr, skillpub_core::paths::INDEX_PATH).await).unwrap();
     assert!(index.contains("\"name\": \"gamma\""), "{index}");
     first.cancel().await.unwrap();
     second.cancel().await.unwrap();

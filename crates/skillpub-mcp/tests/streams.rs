@@ -157,7 +157,7 @@ async fn beyond_the_stream_cap_a_listen_gets_503_and_a_json_rpc_error_and_other_
     // Requests that are not streams are answered at the cap: a session opens, the index reads.
     let session = post_mcp(addr, &[], INITIALIZE).await;
     assert_eq!(session.status, 200, "{}", session.head);
-    let index = skillpub_testkit::request(addr, "GET", skillpub_core::INDEX_PATH, &[]).await;
+    let index = skillpub_testkit::request(addr, "GET", skillpub_core::paths::INDEX_PATH, &[]).await;
     assert_eq!(index.status, 200);
 
     // The first client leaves: its place is free again once the server sees it gone.

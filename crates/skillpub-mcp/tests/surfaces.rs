@@ -15,7 +15,7 @@ use rmcp::model::{
 use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServiceError};
 use serde_json::{Value, json};
-use skillpub_core::{Catalog, Digest, Skill, SkillFile, read_skills_folder};
+use skillpub_core::{Catalog, Digest, Skill, SkillFile, folder::read_skills_folder};
 use skillpub_mcp::{
     HttpOptions, INSTRUCTIONS_LIMIT, LIST_SKILLS_TOOL, LOAD_SKILL_TOOL, McpSkills,
     McpSkillsBuilder, READ_SKILL_FILE_TOOL,

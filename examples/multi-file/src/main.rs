@@ -10,7 +10,7 @@
 
 use axum::{Router, routing::get};
 use skillpub::Catalog;
-use skillpub::model::INDEX_PATH;
+use skillpub::model::paths::INDEX_PATH;
 
 skillpub::include_skills!();
 

@@ -9,7 +9,7 @@ use super::method::{ALLOWED_METHODS, METHODS};
 use super::prepared::Prepared;
 use super::{Policy, VARY_ACCEPT_ENCODING};
 
-const JSON: HeaderValue = HeaderValue::from_static(skillpub_core::JSON);
+const JSON: HeaderValue = HeaderValue::from_static(skillpub_core::media::JSON);
 
 /// Why a request under `/.well-known/agent-skills/` gets no artifact.
 ///

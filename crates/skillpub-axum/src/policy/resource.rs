@@ -276,7 +276,7 @@ mod tests {
     fn text_resource() -> Arc<Resource> {
         let text = "Fill in every field of the form, then sign it.\n".repeat(40);
         let digest = Digest::of(text.as_bytes());
-        let content_type = HeaderValue::from_static(skillpub_core::MARKDOWN);
+        let content_type = HeaderValue::from_static(skillpub_core::media::MARKDOWN);
         Arc::new(Policy::default().resource(content_type, Bytes::from(text), digest))
     }
 

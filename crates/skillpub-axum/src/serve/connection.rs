@@ -200,7 +200,9 @@ const EVENT_STREAM: &str = "text/event-stream";
 fn is_event_stream(content_type: Option<&HeaderValue>) -> bool {
     content_type
         .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| skillpub_core::essence(value).eq_ignore_ascii_case(EVENT_STREAM))
+        .is_some_and(|value| {
+            skillpub_core::media::essence(value).eq_ignore_ascii_case(EVENT_STREAM)
+        })
 }
 
 pin_project! {

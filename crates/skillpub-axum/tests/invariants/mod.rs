@@ -13,7 +13,11 @@ use http::header::{
 };
 use http::{HeaderMap, HeaderValue, Method, Request, StatusCode, Uri};
 use http_body_util::BodyExt;
-use skillpub_core::{Artifact, Catalog, Digest, LEGACY_PATH, WELL_KNOWN_PATH};
+use skillpub_core::{
+    Catalog, Digest,
+    catalog::Artifact,
+    paths::{LEGACY_PATH, WELL_KNOWN_PATH},
+};
 use tower::ServiceExt;
 
 static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {

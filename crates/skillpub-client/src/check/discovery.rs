@@ -10,7 +10,7 @@
 
 use http::{Method, StatusCode};
 use serde_json::Value;
-use skillpub_core::INDEX_PATH;
+use skillpub_core::paths::INDEX_PATH;
 use url::Url;
 
 use super::link::Advertised;

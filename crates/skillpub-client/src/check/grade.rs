@@ -8,7 +8,7 @@ use std::fmt;
 
 use http::StatusCode;
 use serde_json::{Map, Value};
-use skillpub_core::{Digest, INDEX_PATH, MAX_DESCRIPTION_LENGTH, TYPE_ARCHIVE, TYPE_SKILL_MD};
+use skillpub_core::{Digest, index::ArtifactKind, paths::INDEX_PATH, spec::MAX_DESCRIPTION_LENGTH};
 use url::{Host, Url};
 
 use super::discovery::well_known;
@@ -239,13 +239,14 @@ fn entry(skill: &Value, index_url: &Url) -> Result<(), String> {
         return Err("not an object".to_owned());
     };
     let name = text(fields, "name")?;
-    if let Some(problem) = skillpub_core::validate_name(name).into_iter().next() {
+    if let Some(problem) = skillpub_core::spec::validate_name(name).into_iter().next() {
         return Err(format!("`name` {problem}"));
     }
     let kind = text(fields, "type")?;
-    if kind != TYPE_SKILL_MD && kind != TYPE_ARCHIVE {
+    if ArtifactKind::from_type(kind).is_none() {
+        let (skill_md, archive) = (ArtifactKind::SkillMd, ArtifactKind::Archive);
         return Err(format!(
-            "`type` `{kind}` is neither {TYPE_SKILL_MD} nor {TYPE_ARCHIVE}"
+            "`type` `{kind}` is neither {skill_md} nor {archive}"
         ));
     }
     let length = text(fields, "description")?.chars().count();
@@ -288,7 +289,7 @@ fn text<'a>(fields: &'a Map<String, Value>, field: &str) -> Result<&'a str, Stri
 #[cfg(test)]
 mod tests {
     use http::{HeaderMap, HeaderValue};
-    use skillpub_core::SCHEMA_URI;
+    use skillpub_core::index::SCHEMA_URI;
 
     use super::*;
 

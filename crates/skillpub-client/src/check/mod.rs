@@ -17,9 +17,12 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use http::{HeaderMap, Method, StatusCode};
+use skillpub_advice::Severity;
 use skillpub_core::{
-    DEV_PORTS, ErrorKind, GZIP, JSON, MARKDOWN, PLAIN_TEXT, Severity, SkillMd, ZIP, essence,
-    is_local_host,
+    ErrorKind, SkillMd,
+    index::ArtifactKind,
+    media::{GZIP, JSON, MARKDOWN, PLAIN_TEXT, ZIP, essence},
+    origin::{DEV_PORTS, is_local_host},
 };
 use url::Url;
 
@@ -29,7 +32,7 @@ pub use table::{CheckKind, UnknownCode};
 
 use crate::client::{Client, ClientError, FetchedSkill};
 use crate::fetch::{ACCEPT_ENCODING, FetchError, Fetched, Transport};
-use crate::index::{self, ArtifactKind, Entry, Version};
+use crate::index::{self, Entry, Version};
 use table::Finding;
 
 /// Called as each artifact download starts, with (position, total, url); from several
@@ -586,8 +589,8 @@ fn advise(out: &mut Lines, name: &str, skill: &FetchedSkill, deadline: Option<In
     };
     let files = skill.files.iter().map(|file| file.path.as_str());
     let advice = match deadline {
-        None => skillpub_core::advise(&skill_md, files),
-        Some(deadline) => match skillpub_core::advise_before(&skill_md, files, deadline) {
+        None => skillpub_advice::advise(&skill_md, files),
+        Some(deadline) => match skillpub_advice::advise_before(&skill_md, files, deadline) {
             Ok(advice) => advice,
             Err(error) => return out.push(name, Finding::advice_deadline(error)),
         },

@@ -59,10 +59,10 @@ pub enum Cause {
     /// A problem the core's validation found in a fetched `SKILL.md`.
     Skill(skillpub_core::Error),
     /// The core's authoring advice on a fetched `SKILL.md` (`skill.advice`).
-    Advice(skillpub_core::Advice),
+    Advice(skillpub_advice::Advice),
     /// The deadline passed before the authoring advice on a fetched `SKILL.md` was complete
     /// (`run.max-time`).
-    AdviceDeadline(skillpub_core::AdviceDeadline),
+    AdviceDeadline(skillpub_advice::AdviceDeadline),
     /// Another reason a target or an artifact cannot be used.
     Client(ClientError),
 }
@@ -85,8 +85,8 @@ cause_from!(
     Entry(EntryError),
     Unpack(UnpackError),
     Skill(skillpub_core::Error),
-    Advice(skillpub_core::Advice),
-    AdviceDeadline(skillpub_core::AdviceDeadline),
+    Advice(skillpub_advice::Advice),
+    AdviceDeadline(skillpub_advice::AdviceDeadline),
     Client(ClientError)
 );
 

@@ -16,7 +16,8 @@
 //! below the table pick the code for each of its variants.
 
 use http::StatusCode;
-use skillpub_core::{Advice, AdviceDeadline, Digest, ErrorKind, SCHEMA_URI, SKILL_MD, Severity};
+use skillpub_advice::{Advice, AdviceDeadline, Severity};
+use skillpub_core::{Digest, ErrorKind, index::SCHEMA_URI, paths::SKILL_MD};
 use url::Url;
 
 use super::link::Malformed;
@@ -221,7 +222,7 @@ checks! {
 
         SkillAdvice = "skill.advice", Warn,
             "the fetched `SKILL.md` follows the authoring advice (a `warn` line per warning, its rule's code in brackets and as `rule` in `--json`; an `ok` line per info)",
-            "Change what the message says; `skillpub lint` gives the same advice on the skill folder, with line numbers, and the core's table of advice explains each rule.";
+            "Change what the message says; `skillpub lint` gives the same advice on the skill folder, with line numbers, and skillpub-advice's table of rules explains each one.";
     }
     messages {
         ok link_names(target: &Url) => "Link rel=\"agent-skills\" names {target}";

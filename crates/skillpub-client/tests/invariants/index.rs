@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 use skillpub_client::{Index, Version};
-use skillpub_core::{MAX_DESCRIPTION_LENGTH, validate_name};
+use skillpub_core::spec::{MAX_DESCRIPTION_LENGTH, validate_name};
 
 /// Every entry kept is valid, every URL is http or https, every 0.1.0 file stays inside its
 /// skill's folder, and each member of `skills` is either kept or reported, once.

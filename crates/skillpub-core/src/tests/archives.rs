@@ -3,7 +3,7 @@
 
 use std::io::Read;
 
-use crate::{ArchiveFormat, Catalog, CatalogBuilder, Digest, Skill, SkillFile};
+use crate::{Catalog, CatalogBuilder, Digest, Skill, SkillFile, index::ArchiveFormat};
 
 const SKILL_MD: &str =
     "---\nname: pdf\ndescription: Reads PDF files.\n---\nSee references/forms.md.\n";
@@ -236,7 +236,7 @@ fn the_skill_md_of_an_archive_skill_is_still_served_alone() {
 fn a_skill_md_only_skill_has_no_archive() {
     let catalog = Catalog::new([Skill::from_static(SKILL_MD)]).unwrap();
     let skill = catalog.get("pdf").unwrap();
-    assert_eq!(skill.kind(), "skill-md");
+    assert_eq!(skill.kind().as_str(), "skill-md");
     assert!(skill.archive(ArchiveFormat::TarGz).is_none());
     assert_eq!(skill.artifacts().count(), 1);
 }

@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use crate::{BasePathProblem, ErrorKind, PathProblem};
+use crate::{ErrorKind, paths::BasePathProblem, spec::PathProblem};
 
 /// The table of codes in the crate docs and the README: each code with its row.
 fn documented() -> Vec<(&'static str, &'static str)> {
@@ -153,7 +153,7 @@ fn pure_kinds() -> Vec<ErrorKind> {
 fn folder_kinds() -> Vec<ErrorKind> {
     let io = std::io::Error::from(std::io::ErrorKind::NotFound);
     vec![
-        ErrorKind::Io(crate::io_error::IoError::new(std::path::Path::new("a"), io)),
+        ErrorKind::Io(crate::folder::IoError::new(std::path::Path::new("a"), io)),
         ErrorKind::NotAFolder,
         ErrorKind::MissingSkillMd,
         ErrorKind::SkillMdCase {

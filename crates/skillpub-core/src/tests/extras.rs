@@ -1,6 +1,6 @@
 //! The optional artifacts: the legacy 0.1.0 layout and the RFC 9727 API catalog.
 
-use crate::{Catalog, CatalogBuilder, Skill, SkillFile, UrlStyle};
+use crate::{Catalog, CatalogBuilder, Skill, SkillFile, index::UrlStyle};
 
 const SKILL_MD: &str = "---\nname: pdf\ndescription: Reads PDF files.\n---\n";
 

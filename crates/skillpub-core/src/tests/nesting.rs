@@ -1,7 +1,9 @@
 //! A router nested under a prefix: the URLs written for clients carry it, the served paths
 //! do not.
 
-use crate::{BasePathProblem, Catalog, CatalogBuilder, ErrorKind, Skill, SkillFile, UrlStyle};
+use crate::{
+    Catalog, CatalogBuilder, ErrorKind, Skill, SkillFile, index::UrlStyle, paths::BasePathProblem,
+};
 
 const PDF: &str = "---\nname: pdf\ndescription: Reads PDF files.\n---\n";
 const NOTES: &str = "---\nname: notes\ndescription: Takes notes.\n---\n";

@@ -6,7 +6,9 @@ use std::num::NonZeroUsize;
 
 use bytes::Bytes;
 
-use crate::{ArchiveFormat, Catalog, CatalogBuilder, Digest, ErrorKind, Errors, Skill, SkillFile};
+use crate::{
+    Catalog, CatalogBuilder, Digest, ErrorKind, Errors, Skill, SkillFile, index::ArchiveFormat,
+};
 
 /// Deterministic text of about `size` bytes, different for each `seed`.
 fn text(seed: usize, size: usize) -> String {

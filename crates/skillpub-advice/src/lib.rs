@@ -1,13 +1,41 @@
-//! Authoring advice: what makes a valid skill hard for an agent to pick or to use, from the
-//! Agent Skills authoring guidance and the aiSiteReady guide. Each rule is a warning (or an
-//! info) with a stable code, never an error: the skill still publishes.
+//! Authoring advice on Agent Skills: what makes a valid skill hard for an agent to pick or to
+//! use, from the Agent Skills authoring guidance and the aiSiteReady guide. Each rule is a
+//! warning (or an info) with a stable code, never an error: the skill still publishes.
 //!
-//! The rules read a [`SkillMd`] that passed the specification's rules and the paths of the
-//! skill's other files, and nothing else, so `skillpub lint` (a folder on disk) and
-//! `skillpub check` (a fetched `SKILL.md` or archive) give the same advice.
+//! The rules read a [`SkillMd`] that passed the specification's rules (skillpub-core's
+//! [`SkillMd::parse`]) and the paths of the skill's other files, and nothing else, so
+//! `skillpub lint` (a folder on disk) and `skillpub check` (a fetched `SKILL.md` or archive)
+//! give the same advice. Building a catalog and serving a skill never run it, which is why it
+//! is a crate of its own: a server does not compile its heuristics or the regex crate.
+//!
+//! # Example
+//!
+//! ```
+//! use skillpub_advice::{AdviceRule, Severity, advise};
+//! use skillpub_core::SkillMd;
+//!
+//! let skill_md = SkillMd::parse(
+//!     "---\nname: pdf\ndescription: Extracts the text and tables of PDF files.\n---\nSee [forms](references/forms.md).\n",
+//!     Some("skills/pdf"),
+//! )?;
+//! let advice = advise(&skill_md, ["scripts/extract.py"]);
+//! let rules: Vec<AdviceRule> = advice.iter().map(|advice| advice.rule()).collect();
+//! assert_eq!(rules, [
+//!     AdviceRule::DescriptionNoTrigger,
+//!     AdviceRule::LinkMissingFile,
+//!     AdviceRule::ScriptsPresent,
+//! ]);
+//! assert_eq!(advice[1].line(), Some(5));
+//! assert_eq!(advice[2].severity(), Severity::Info);
+//! # Ok::<(), skillpub_core::Errors>(())
+//! ```
+//!
+//! # Rules
+//!
+#![doc = include_str!("docs/rules.md")]
 
 /// A [`regex::Regex`] compiled on first use, for a `static`. The patterns are constants of
-/// this module, each exercised by the rules' tests, so compiling one cannot fail at run time.
+/// this crate, each exercised by the rules' tests, so compiling one cannot fail at run time.
 macro_rules! lazy_regex {
     ($pattern:expr $(,)?) => {
         ::std::sync::LazyLock::new(|| {
@@ -36,11 +64,11 @@ use serde_json::Value;
 pub use body::{MAX_BODY_TOKENS, MAX_SKILL_MD_LINES, estimate_tokens};
 pub use sections::Section;
 
-use crate::frontmatter;
-use crate::skill_md::SkillMd;
 use clock::Clock;
 use links::Files;
 use markdown::{Markdown, collapse_whitespace};
+use skillpub_core::SkillMd;
+use skillpub_core::paths::SKILL_MD;
 
 /// How much a piece of advice matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -58,7 +86,7 @@ impl Severity {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(skillpub_core::Severity::Info.label(), "info");
+    /// assert_eq!(skillpub_advice::Severity::Info.label(), "info");
     /// ```
     #[must_use]
     pub fn label(self) -> &'static str {
@@ -80,14 +108,14 @@ macro_rules! rules {
     ($( $(#[$doc:meta])* $rule:ident = $code:literal, $severity:ident; )*) => {
         /// One rule of the authoring advice, with a stable [`code`](Self::code).
         ///
-        /// The codes are public API, as the codes of [`ErrorKind`](crate::ErrorKind) are,
+        /// The codes are public API, as the codes of [`ErrorKind`](skillpub_core::ErrorKind) are,
         /// and share their `<subject>.<problem>` form; no rule has the code of an error. The
         /// table in the crate docs says when each one fires and how to fix it.
         ///
         /// # Example
         ///
         /// ```
-        /// use skillpub_core::{AdviceRule, Severity};
+        /// use skillpub_advice::{AdviceRule, Severity};
         ///
         /// let rule: AdviceRule = "description.no-trigger".parse().unwrap();
         /// assert_eq!(rule, AdviceRule::DescriptionNoTrigger);
@@ -176,7 +204,7 @@ impl AdviceRule {
 /// # Example
 ///
 /// ```
-/// use skillpub_core::AdviceRule;
+/// use skillpub_advice::AdviceRule;
 ///
 /// let error = "body.too-short".parse::<AdviceRule>().unwrap_err();
 /// assert!(error.to_string().starts_with("`body.too-short` is not a code of the authoring advice; the codes are description.no-trigger, "));
@@ -280,7 +308,8 @@ impl fmt::Display for Advice {
 /// # Example
 ///
 /// ```
-/// use skillpub_core::{AdviceRule, SkillMd, advise};
+/// use skillpub_advice::{AdviceRule, advise};
+/// use skillpub_core::SkillMd;
 ///
 /// let skill_md = SkillMd::parse(
 ///     "---\nname: pdf\ndescription: Extracts the text and tables of PDF files.\n---\nSee [forms](references/forms.md).\n",
@@ -321,7 +350,8 @@ where
 ///
 /// ```
 /// use std::time::{Duration, Instant};
-/// use skillpub_core::{AdviceRule, SkillMd, advise_before};
+/// use skillpub_advice::{AdviceRule, advise_before};
+/// use skillpub_core::SkillMd;
 ///
 /// let skill_md = SkillMd::parse(
 ///     "---\nname: pdf\ndescription: Extracts the text and tables of PDF files.\n---\nSee [forms](references/forms.md).\n",
@@ -366,7 +396,8 @@ where
 ///
 /// ```
 /// use std::time::Instant;
-/// use skillpub_core::{SkillMd, advise_before};
+/// use skillpub_advice::advise_before;
+/// use skillpub_core::SkillMd;
 ///
 /// let skill_md = SkillMd::parse("---\nname: pdf\ndescription: Reads PDFs.\n---\n", None)?;
 /// let passed = advise_before(&skill_md, [""; 0], Instant::now()).unwrap_err();
@@ -418,9 +449,9 @@ impl<'a> Input<'a> {
         I::Item: AsRef<str>,
     {
         let frontmatter = skill_md.frontmatter();
-        // A `SkillMd` is UTF-8 with frontmatter; an empty body stands in should it not be.
+        // A `SkillMd` is UTF-8 with frontmatter; an empty text stands in should it not be.
         let text = std::str::from_utf8(skill_md.bytes()).unwrap_or_default();
-        let (yaml, body) = frontmatter::split(text).unwrap_or_default();
+        let (yaml, body) = (skill_md.yaml(), skill_md.body());
         let field_line = |field: &str| {
             yaml.lines()
                 .position(|line| {
@@ -435,7 +466,7 @@ impl<'a> Input<'a> {
             files
                 .into_iter()
                 .map(|path| path.as_ref().to_owned())
-                .chain([crate::SKILL_MD.to_owned()]),
+                .chain([SKILL_MD.to_owned()]),
         );
         Self {
             name: frontmatter.name(),

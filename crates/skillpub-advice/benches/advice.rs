@@ -4,14 +4,15 @@
 //! publish; and on a 16 MiB body of ordinary Markdown. Linear: each row grows with the text.
 //!
 //! ```sh
-//! cargo bench -p skillpub-core --features advice --bench advice
+//! cargo bench -p skillpub-advice --bench advice
 //! ```
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use skillpub_core::{MAX_BYTES_PER_SKILL, SkillMd, advise};
+use skillpub_advice::advise;
+use skillpub_core::{SkillMd, spec::MAX_BYTES_PER_SKILL};
 
 /// The frontmatter of every body.
 const HEAD: &str = "---\nname: shape\ndescription: Reads the shape files. Use when a test needs a large SKILL.md.\n---\n# Shape\n\n";

@@ -25,7 +25,7 @@ pub const MAX_BODY_TOKENS: usize = 5_000;
 /// # Example
 ///
 /// ```
-/// use skillpub_core::estimate_tokens;
+/// use skillpub_advice::estimate_tokens;
 ///
 /// assert_eq!(estimate_tokens("Use `curl -s https://example.com/api`."), 16);
 /// assert_eq!(estimate_tokens("技能を使う"), 5);

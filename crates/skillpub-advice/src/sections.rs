@@ -17,7 +17,7 @@ use super::{Advice, AdviceRule, Input};
 /// # Example
 ///
 /// ```
-/// use skillpub_core::Section;
+/// use skillpub_advice::Section;
 ///
 /// let titles: Vec<&str> = Section::ALL.iter().map(|section| section.title()).collect();
 /// assert_eq!(titles, ["When to use", "How to invoke", "Output", "Errors and limits", "Scope and safety"]);

@@ -1,0 +1,386 @@
+//! The build pipeline's options and checks: a [`CatalogBuilder`] holds the skills and the
+//! options, runs every rule on every skill (in parallel when there is enough work) and hands
+//! the checked skills to `publish.rs`, which makes the catalog.
+
+use std::num::NonZeroUsize;
+use std::sync::Arc;
+
+use super::model::{Catalog, Inner};
+use crate::digest::Digest;
+use crate::error::{Error, ErrorKind, Errors};
+use crate::index::{ArchiveFormat, UrlStyle};
+use crate::parallel;
+use crate::paths::{INDEX_PATH, SKILL_MD, base_path};
+use crate::skill::Skill;
+use crate::skill_files;
+use crate::skill_md::{Label, NO_FOLDER, SkillMd, SkillMdParser};
+#[cfg(feature = "fs")]
+use crate::skipped::Skipped;
+
+impl Catalog {
+    /// Builds a catalog from skills with the default options.
+    ///
+    /// # Errors
+    ///
+    /// Every problem of every skill, and every name used twice.
+    pub fn new<I>(skills: I) -> Result<Self, Errors>
+    where
+        I: IntoIterator,
+        I::Item: Into<Skill>,
+    {
+        let mut builder = CatalogBuilder::new();
+        builder.skills(skills);
+        builder.build()
+    }
+
+    /// A builder for a catalog with options.
+    #[must_use]
+    pub fn builder() -> CatalogBuilder {
+        CatalogBuilder::new()
+    }
+}
+
+/// Options for a [`Catalog`].
+///
+/// # Example
+///
+/// ```
+/// use skillpub_core::{Catalog, Skill, index::{ArchiveFormat, UrlStyle}};
+///
+/// let catalog = Catalog::builder()
+///     .skill(Skill::from_static("---\nname: a\ndescription: Does a.\nx-owner: me\n---\n"))
+///     .url_style(UrlStyle::Relative)
+///     .archive_format(ArchiveFormat::Zip)
+///     .allow_unknown_fields(true)
+///     .build()?;
+/// assert_eq!(catalog.get("a").unwrap().url(), "a/SKILL.md");
+/// # Ok::<(), skillpub_core::Errors>(())
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct CatalogBuilder {
+    skills: Vec<Skill>,
+    pub(super) url_style: UrlStyle,
+    pub(super) archive_format: ArchiveFormat,
+    parser: SkillMdParser,
+    pub(super) legacy_index: bool,
+    pub(super) api_catalog: bool,
+    pub(super) base_path: String,
+    /// At most this many threads; `None` for every core.
+    threads: Option<NonZeroUsize>,
+    /// What the folder walk left out, when the skills came from
+    /// [`SkillsFolder::builder`](crate::folder::SkillsFolder::builder).
+    #[cfg(feature = "fs")]
+    pub(crate) skipped: Vec<Skipped>,
+}
+
+impl CatalogBuilder {
+    /// An empty builder: path-absolute URLs at the site root, `.tar.gz` archives in the index,
+    /// unknown frontmatter fields refused.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds one skill.
+    pub fn skill(&mut self, skill: impl Into<Skill>) -> &mut Self {
+        self.skills.push(skill.into());
+        self
+    }
+
+    /// Adds skills.
+    pub fn skills<I>(&mut self, skills: I) -> &mut Self
+    where
+        I: IntoIterator,
+        I::Item: Into<Skill>,
+    {
+        self.skills.extend(skills.into_iter().map(Into::into));
+        self
+    }
+
+    /// How the index writes `url` (default: [`UrlStyle::PathAbsolute`]).
+    pub fn url_style(&mut self, style: UrlStyle) -> &mut Self {
+        self.url_style = style;
+        self
+    }
+
+    /// Which archive the index lists for skills with supporting files (default:
+    /// [`ArchiveFormat::TarGz`]). Both archives are served either way.
+    pub fn archive_format(&mut self, format: ArchiveFormat) -> &mut Self {
+        self.archive_format = format;
+        self
+    }
+
+    /// Also publishes the legacy 0.1.0 index at `/.well-known/skills/index.json`, with every
+    /// file of every skill under `/.well-known/skills/{name}/`, for clients that only read
+    /// 0.1.0 (default: `false`).
+    pub fn legacy_index(&mut self, publish: bool) -> &mut Self {
+        self.legacy_index = publish;
+        self
+    }
+
+    /// Also publishes an RFC 9727 API catalog at `/.well-known/api-catalog` that links the
+    /// index, for sites without one of their own (default: `false`).
+    pub fn api_catalog(&mut self, publish: bool) -> &mut Self {
+        self.api_catalog = publish;
+        self
+    }
+
+    /// The public path prefix the router is mounted under, such as `/tenant` for
+    /// `Router::new().nest("/tenant", router)` (default: empty, the site root).
+    ///
+    /// Every URL written for clients carries it: each index `url` in the path-absolute
+    /// (`/tenant/.well-known/agent-skills/pdf/SKILL.md`) and absolute
+    /// (`https://example.com/tenant/...`) styles, the API catalog's links and
+    /// [`Catalog::index_url`] for the `Link` header. A [`UrlStyle::Relative`] `url` stays
+    /// relative: it resolves against the index, which is under the prefix already. The 0.1.0
+    /// index has no URLs (its files are relative to it), so it does not change. The paths
+    /// the router serves ([`Artifact::path`](crate::catalog::Artifact::path)) do not change
+    /// either, because `nest` strips the prefix before the router sees a request.
+    ///
+    /// The prefix is checked by [`build`](Self::build): it starts with `/`, does not end with
+    /// one, and its segments are not empty, `.` or `..` and hold only ASCII letters, digits,
+    /// `-`, `.`, `_` and `~` (no `%`-encoding).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_core::{Catalog, ErrorKind, Skill};
+    ///
+    /// let skill = Skill::from_static("---\nname: pdf\ndescription: Reads PDFs.\n---\n");
+    /// let catalog = Catalog::builder().skill(skill.clone()).base_path("/tenant").build()?;
+    /// assert_eq!(catalog.get("pdf").unwrap().url(), "/tenant/.well-known/agent-skills/pdf/SKILL.md");
+    /// assert_eq!(catalog.index_url(), "/tenant/.well-known/agent-skills/index.json");
+    /// assert_eq!(catalog.index().path(), "/.well-known/agent-skills/index.json");
+    ///
+    /// let errors = Catalog::builder().skill(skill).base_path("/tenant/").build().unwrap_err();
+    /// assert!(matches!(errors.as_slice()[0].kind(), ErrorKind::BasePath { .. }));
+    /// # Ok::<(), skillpub_core::Errors>(())
+    /// ```
+    pub fn base_path(&mut self, prefix: impl Into<String>) -> &mut Self {
+        self.base_path = prefix.into();
+        self
+    }
+
+    /// Accepts top-level frontmatter fields that the Agent Skills specification does not
+    /// define (default: `false`, they are errors, as skills-ref has them). They are kept in
+    /// [`Frontmatter::json`](crate::Frontmatter::json). See
+    /// [`SkillMdParser::allow_unknown_fields`].
+    pub fn allow_unknown_fields(&mut self, allow: bool) -> &mut Self {
+        self.parser = self.parser.allow_unknown_fields(allow);
+        self
+    }
+
+    /// At most this many threads check, hash and archive the skills (default: every core the
+    /// process may run on, [`std::thread::available_parallelism`]).
+    ///
+    /// Different skills are worked on at once, each on one thread; a build with little to do
+    /// (the estimate counts bytes to hash, frontmatters to parse and archives to compress)
+    /// stays on the calling thread, since starting a thread costs more than hashing a few
+    /// hundred kilobytes. The catalog is the same, byte for byte and error for error, whatever
+    /// the number.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::num::NonZeroUsize;
+    /// use skillpub_core::{Catalog, Skill};
+    ///
+    /// let skill = Skill::from_static("---\nname: pdf\ndescription: Reads PDFs.\n---\n");
+    /// let one = Catalog::builder().skill(skill.clone()).threads(NonZeroUsize::MIN).build()?;
+    /// let many = Catalog::builder().skill(skill).threads(NonZeroUsize::new(8).unwrap()).build()?;
+    /// assert_eq!(one.index(), many.index());
+    /// # Ok::<(), skillpub_core::Errors>(())
+    /// ```
+    pub fn threads(&mut self, threads: NonZeroUsize) -> &mut Self {
+        self.threads = Some(threads);
+        self
+    }
+
+    /// Validates every skill, hashes every artifact, builds the archives and renders the
+    /// index.
+    ///
+    /// # Errors
+    ///
+    /// Every problem of every skill, in the order the skills were added, then every name used
+    /// twice.
+    pub fn build(&self) -> Result<Catalog, Errors> {
+        let skills = self.publish_all(self.checked()?)?;
+        let index = self.index(&skills);
+        let extra = self.extra(&skills);
+        Ok(Catalog(Arc::new(Inner {
+            skills,
+            index,
+            extra,
+            #[cfg(feature = "fs")]
+            skipped: self.skipped.clone(),
+            base_path: self.base_path.clone(),
+            index_url: self.url_style.link_to(&self.base_path, INDEX_PATH),
+        })))
+    }
+
+    /// Runs every rule [`build`](Self::build) runs and builds nothing (no archive or index;
+    /// the only digest is of a `SKILL.md` whose frontmatter `skillpub-build` parsed, to know
+    /// it is the same file), for linters and build scripts that only need the verdict.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_core::{Catalog, Skill};
+    ///
+    /// let mut builder = Catalog::builder();
+    /// builder.skill(Skill::from_static_in("skills/pdf", "---\nname: PDF\ndescription: d\n---\n"));
+    /// let errors = builder.check().unwrap_err();
+    /// assert_eq!(errors.as_slice()[0].field(), Some("name"));
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The same problems as [`build`](Self::build), in the same order.
+    pub fn check(&self) -> Result<(), Errors> {
+        self.checked().map(drop)
+    }
+
+    /// Every rule, in order: the options, each skill, then names across skills. The skills
+    /// come back sorted by name.
+    fn checked(&self) -> Result<Vec<Checked<'_>>, Errors> {
+        let mut errors = self.option_problems();
+        let mut skills = Vec::with_capacity(self.skills.len());
+        let threads = self.threads_for(self.skills.iter().map(check_work).sum());
+        let each = parallel::map(
+            self.skills.iter().enumerate().collect(),
+            threads,
+            |(position, skill)| self.check_skill(skill, position),
+        );
+        for checked in each {
+            match checked {
+                Ok(checked) => skills.push(checked),
+                Err(mut problems) => errors.append(&mut problems),
+            }
+        }
+        skills.sort_by(|a, b| a.skill_md.name().cmp(b.skill_md.name()));
+        errors.extend(duplicate_names(&skills));
+        if errors.is_empty() {
+            Ok(skills)
+        } else {
+            Err(Errors::new(errors))
+        }
+    }
+
+    fn option_problems(&self) -> Vec<Error> {
+        let problem = base_path::validate_base_path(&self.base_path).err();
+        problem
+            .into_iter()
+            .map(|problem| {
+                let base_path = self.base_path.clone();
+                Error::option("base_path", ErrorKind::BasePath { base_path, problem })
+            })
+            .collect()
+    }
+
+    /// How many threads to use for this much work (in bytes to hash, see [`check_work`] here
+    /// and `publish_work` in `publish.rs`): one per [`WORK_PER_THREAD`], at most
+    /// [`threads`](Self::threads).
+    pub(super) fn threads_for(&self, work: usize) -> NonZeroUsize {
+        parallel::threads(work / WORK_PER_THREAD, self.threads)
+    }
+
+    /// One skill's own rules: its `SKILL.md` through the parser, then its supporting files.
+    /// A frontmatter parsed at build time is read when the `SKILL.md` is the one it was parsed
+    /// from; the digest that shows it is kept for the artifact.
+    fn check_skill<'a>(
+        &self,
+        skill: &'a Skill,
+        position: usize,
+    ) -> Result<Checked<'a>, Vec<Error>> {
+        let label = label(skill, position);
+        let bytes = skill.skill_md().clone();
+        let built = skill.built().frontmatter;
+        let skill_md_digest = built.map(|_| Digest::of(&bytes));
+        let skill_md = match (built, skill_md_digest) {
+            (Some(parsed), Some(digest)) if *digest.as_bytes() == parsed.skill_md => self
+                .parser
+                .read_parsed(bytes, parsed.json, skill.folder_name()),
+            _ => self.parser.read(bytes, skill.folder_name()),
+        };
+        let name = match &skill_md {
+            Ok(skill_md) => skill_md.name(),
+            Err(problems) => problems.name.as_deref().unwrap_or(&label.skill),
+        };
+        let file_problems: Vec<Error> = skill_files::check(skill.skill_md(), skill.files())
+            .into_iter()
+            .map(|(path, kind)| Error::new(name, &skill.file_label(&path), None, kind))
+            .collect();
+        match skill_md {
+            Ok(skill_md) if file_problems.is_empty() => Ok(Checked {
+                skill,
+                skill_md,
+                skill_md_digest,
+                file: label.file,
+            }),
+            Ok(_) => Err(file_problems),
+            Err(problems) => {
+                let mut errors = problems.into_errors(&label);
+                errors.extend(file_problems);
+                Err(errors)
+            }
+        }
+    }
+}
+
+/// A skill that passed its own rules, with how errors name its `SKILL.md`.
+pub(super) struct Checked<'a> {
+    pub(super) skill: &'a Skill,
+    pub(super) skill_md: SkillMd,
+    /// The digest of the `SKILL.md`, when checking it needed it.
+    pub(super) skill_md_digest: Option<Digest>,
+    pub(super) file: String,
+}
+
+/// How much work a thread should have before another is started, in bytes to hash (about half
+/// a millisecond of SHA-256 on one core; starting a thread costs tens of microseconds).
+const WORK_PER_THREAD: usize = 1 << 20;
+
+/// Parsing a YAML frontmatter costs about as much as hashing this many bytes.
+const PARSE_WORK: usize = 16 << 10;
+
+/// The work of checking a skill, for [`CatalogBuilder::threads_for`]: its frontmatter, parsed
+/// from YAML or read from the JSON parsed at build time (which needs the `SKILL.md` hashed).
+fn check_work(skill: &Skill) -> usize {
+    match skill.built().frontmatter {
+        Some(_) => skill.skill_md().len(),
+        None => PARSE_WORK,
+    }
+}
+
+/// How errors name a skill given in memory: by its folder, or by its position without one.
+fn label(skill: &Skill, position: usize) -> Label {
+    let unnamed = || format!("#{} {NO_FOLDER}", position + 1);
+    let file = match skill.folder() {
+        Some(_) => skill.file_label(SKILL_MD),
+        None => format!("{SKILL_MD} of skill {}", unnamed()),
+    };
+    match skill.folder_name() {
+        Some(name) => Label::new(file, name),
+        None => Label::new(file, &unnamed()),
+    }
+}
+
+/// One error for each skill whose name an earlier skill (by name order) has too.
+fn duplicate_names(sorted: &[Checked<'_>]) -> Vec<Error> {
+    sorted
+        .windows(2)
+        .filter(|pair| pair[0].skill_md.name() == pair[1].skill_md.name())
+        .map(|pair| {
+            let name = pair[1].skill_md.name();
+            Error::new(
+                name,
+                &pair[1].file,
+                Some("name"),
+                ErrorKind::DuplicateName {
+                    name: name.to_owned(),
+                    other_file: pair[0].file.clone(),
+                },
+            )
+        })
+        .collect()
+}
