@@ -85,9 +85,9 @@ fn serve(run: &str) {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
         let catalog = Catalog::new(EXAMPLE_SKILLS).unwrap();
-        let mut options = HttpOptions::default().stateful(true);
+        let mut options = HttpOptions::default().with_stateful(true);
         if run != "cap" {
-            options = options.max_sessions(SESSIONS);
+            options = options.with_max_sessions(SESSIONS);
         }
         let mcp = if run == "live" {
             let live = LiveCatalog::new(catalog.clone());
@@ -98,7 +98,7 @@ fn serve(run: &str) {
                 .instructions(true)
                 .build()
                 .unwrap()
-                .streamable_http_service(options.session_idle_timeout(LIVE_IDLE))
+                .streamable_http_service(options.with_session_idle_timeout(LIVE_IDLE))
                 .unwrap()
         } else {
             McpSkills::builder(catalog.clone())

@@ -27,7 +27,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mcp = McpSkills::live(live.clone())
         .build()?
         // Sessions for clients before 2026-07-28, so that both eras are told of changes.
-        .streamable_http_service(HttpOptions::default().stateful(true))?;
+        .streamable_http_service(HttpOptions::default().with_stateful(true))?;
     let app = Router::new()
         .merge(skillpub_axum::live_router(live.clone()))
         .nest_service("/mcp", mcp);

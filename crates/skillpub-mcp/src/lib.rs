@@ -101,34 +101,41 @@
 //!
 //! let catalog = skillpub_core::Catalog::new(Vec::<skillpub_core::Skill>::new())?;
 //! let options = HttpOptions::default()
-//!     .stateful(true)
-//!     .max_sessions(1_000)
-//!     .session_idle_timeout(Duration::from_secs(120));
+//!     .with_stateful(true)
+//!     .with_max_sessions(1_000)
+//!     .with_session_idle_timeout(Duration::from_secs(120));
 //! let mcp = McpSkills::new(catalog).streamable_http_service(options)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 #![doc = include_str!("docs/sessions.md")]
 
+mod answers;
+mod guard;
 mod http;
 mod instructions;
 mod live;
+mod media;
 mod prompts;
+mod request;
 mod server;
 mod service;
 mod sessions;
 mod skills;
+mod streams;
 mod tools;
 
+pub use answers::{SESSION_NOT_FOUND, SESSION_REQUIRED, TOO_MANY_SESSIONS, TOO_MANY_STREAMS};
 pub use http::{
-    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, LOOPBACK_HOSTS,
-    LOOPBACK_ORIGINS, MAX_SESSION_IDLE_TIMEOUT, MAX_SESSIONS_LIMIT,
+    DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STREAMS, DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions,
+    LOOPBACK_HOSTS, LOOPBACK_ORIGINS, MAX_SESSION_IDLE_TIMEOUT, MAX_SESSIONS_LIMIT,
+    MAX_STREAMS_LIMIT,
 };
 pub use instructions::INSTRUCTIONS_LIMIT;
 pub use live::LiveMcpSkills;
 pub use prompts::prompt_not_found;
 pub use server::{CacheHinted, SkillsServer, capabilities, fit_to_peer};
-pub use service::{DEFAULT_MAX_STREAMS, McpService, TOO_MANY_STREAMS};
+pub use service::McpService;
 pub use skills::{
     ConfigError, DEFAULT_PAGE_SIZE, DEFAULT_TTL_MS, McpSkills, McpSkillsBuilder, SCHEME,
     resource_not_found,

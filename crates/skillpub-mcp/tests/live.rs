@@ -52,7 +52,7 @@ fn live_mcp(live: &LiveCatalog) -> LiveMcpSkills {
 /// The well-known routes and MCP at /mcp (with sessions), from one live catalog.
 async fn serve(live: &LiveCatalog) -> SocketAddr {
     let mcp = live_mcp(live)
-        .streamable_http_service(HttpOptions::default().stateful(true))
+        .streamable_http_service(HttpOptions::default().with_stateful(true))
         .unwrap();
     let app = Router::new()
         .merge(skillpub_axum::live_router(live.clone()))
@@ -271,7 +271,7 @@ async fn the_hardened_server_keeps_an_open_session_stream_past_its_idle_timeout_
  {
     let live = LiveCatalog::new(catalog(&[("alpha", "A.")]));
     let mcp = live_mcp(&live)
-        .streamable_http_service(HttpOptions::default().stateful(true))
+        .streamable_http_service(HttpOptions::default().with_stateful(true))
         .unwrap();
     let app = Router::new()
         .merge(skillpub_axum::live_router(live.clone()))
