@@ -390,3 +390,30 @@ async fn post(addr: SocketAddr, session: Option<&str>, body: &str) -> Response {
     assert!((200..300).contains(&answer.status), "{}", answer.head);
     answer
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_skills_server_on_a_transport_with_sessions_tells_its_session_and_ends_with_it() {
+    use skillpub_mcp::SkillsServer;
+
+    let live = LiveCatalog::new(catalog(&[("alpha", "A.")]));
+    let server = SkillsServer::live(live_mcp(&live));
+    // A session over a byte stream (as over stdio): initialize, then initialized.
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let serving = tokio::spawn(async move {
+        server.serve(server_io).await?.waiting().await.ok();
+        Ok::<(), rmcp::service::ServerInitializeError>(())
+    });
+    let (sender, mut told) = mpsc::unbounded_channel();
+    let client = Told(sender).serve(client_io).await.unwrap();
+    until_told(&live, &mut told).await;
+    live.replace(catalog(&[("alpha", "A."), ("beta", "B.")]));
+    assert_eq!(next_told(&mut told).await, ["prompts", "resources"]);
+
+    // The session ends with its client: the server's loop stops, its handler is dropped.
+    client.cancel().await.unwrap();
+    timeout(TOLD_WITHIN, serving)
+        .await
+        .expect("the session ended")
+        .unwrap()
+        .unwrap();
+}
