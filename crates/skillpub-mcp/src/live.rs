@@ -37,9 +37,9 @@ pub(crate) struct Versioned {
 /// clone. Made by [`McpSkills::live`].
 ///
 /// Serve it with [`streamable_http_service`](Self::streamable_http_service): with
-/// [`HttpOptions::stateful`](crate::HttpOptions::stateful), clients of the protocol versions
-/// with sessions get `notifications/resources/list_changed` on their session's stream after
-/// a replacement that changes `skills/list` or `resources/list` (and
+/// [`HttpOptions::with_stateful`](crate::HttpOptions::with_stateful), clients of the protocol
+/// versions with sessions get `notifications/resources/list_changed` on their session's stream
+/// after a replacement that changes `skills/list` or `resources/list` (and
 /// `notifications/prompts/list_changed` when [`prompts`](McpSkillsBuilder::prompts) is on
 /// and the prompts changed); clients of 2026-07-28, which has no sessions, get the same
 /// through `subscriptions/listen`, in either mode.

@@ -12,8 +12,9 @@
 //!   session and goes straight through; one whose version is unknown gets `400`, unless it
 //!   names its version in its `_meta` too (a later client negotiating: rmcp tells it which
 //!   versions are served);
-//! - an `initialize` without `Mcp-Session-Id` takes a place among the sessions (or gets
-//!   `503`), and its answer carries the new session's id;
+//! - an `initialize` without `Mcp-Session-Id` takes a place among the sessions (that of the
+//!   least recently used idle session when all are taken, or `503` when every one is busy),
+//!   and its answer carries the new session's id;
 //! - any other request with `Mcp-Session-Id` names an open session (or gets `404`) and marks
 //!   it busy while it runs; one without it gets `400`, as the transport's sessions require
 //!   (`server/discover` aside);
