@@ -12,7 +12,7 @@
 
 use axum::Router;
 use skillpub::mcp::{HttpOptions, McpSkills};
-use skillpub::model::INDEX_PATH;
+use skillpub::model::paths::INDEX_PATH;
 use skillpub::{Catalog, LiveCatalog};
 
 /// The address to listen on when `SKILLPUB_ADDR` is not set.

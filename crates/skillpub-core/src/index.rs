@@ -94,7 +94,7 @@ impl fmt::Display for ArtifactKind {
 /// # Example
 ///
 /// ```
-/// use skillpub_core::UrlStyle;
+/// use skillpub_core::index::UrlStyle;
 ///
 /// let absolute = UrlStyle::Absolute("https://skills.example.com".parse()?);
 /// assert_eq!(absolute.skill_md_url("pdf"), "https://skills.example.com/.well-known/agent-skills/pdf/SKILL.md");
@@ -155,7 +155,7 @@ impl UrlStyle {
 /// # Example
 ///
 /// ```
-/// use skillpub_core::ArchiveFormat;
+/// use skillpub_core::index::ArchiveFormat;
 ///
 /// assert_eq!(ArchiveFormat::default().suffix(), ".tar.gz");
 /// assert_eq!(ArchiveFormat::Zip.suffix(), ".zip");

@@ -22,7 +22,7 @@ pub(crate) fn content_type_is(headers: &HeaderMap, media: &str) -> bool {
     headers
         .get(header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| skillpub_core::essence(value).eq_ignore_ascii_case(media))
+        .is_some_and(|value| skillpub_core::media::essence(value).eq_ignore_ascii_case(media))
 }
 
 /// Whether a `POST` carries JSON and accepts both kinds of answer, as the transport requires:
