@@ -85,34 +85,34 @@ impl CopiedFolders {
 }
 
 /// [`is_skill_path`] on the text before the path, copied whole.
-fn is_skill_path_of(token: &str, before: &str, files: &Files) -> bool {
+fn is_skill_path_of(token: &str, before: &str, input: &Input<'_>) -> bool {
     let context = Before {
         text: before,
         example_before: false,
         window: 0,
     };
-    is_skill_path(token, &context, files)
+    is_skill_path(token, &context, input)
 }
 
 /// The references in code spans and fenced code, as (kind, target, line), with the text
 /// before each path copied whole.
 fn code_references_by_copying(input: &Input<'_>) -> Vec<(Kind, String, u64)> {
-    let body = &input.body;
+    let (body, clock) = (&input.body, &Clock::unlimited());
     let prose = body.prose();
     let mut found = Vec::new();
     let mut line_start = 0;
     for line in prose.split('\n') {
         for (start, content) in code_spans_by_search(line) {
-            for word in WORD.find_iter(&line[content.clone()]) {
+            for word in clock.find_iter(&WORD, &line[content.clone()]) {
                 let part = word
                     .as_str()
                     .trim_matches(['\'', '"', ',', ';', ':', '(', ')']);
-                if !part.contains('/') || LINE_NUMBER.is_match(part) {
+                if !part.contains('/') || clock.is_match(&LINE_NUMBER, part) {
                     continue;
                 }
                 let at = content.start + word.start();
                 let before = format!("{}{}", &line[..start], &line[content.start..at]);
-                if is_skill_path_of(part, &before, &input.files) {
+                if is_skill_path_of(part, &before, input) {
                     found.push((
                         Kind::CodeSpan,
                         part.to_owned(),
@@ -124,16 +124,15 @@ fn code_references_by_copying(input: &Input<'_>) -> Vec<(Kind, String, u64)> {
         line_start += line.len() + 1;
     }
     for (number, line) in body
-        .code_lines(&Clock::unlimited())
+        .code_lines(clock)
         .filter(|(_, line)| line.contains('/'))
     {
-        for token in PATH_TOKEN.captures_iter(line) {
+        for token in clock.captures_iter(&PATH_TOKEN, line) {
             let Some(path) = token.get(1) else { continue };
             let after = &line[path.end()..];
             let cites_a_line =
                 after.starts_with(':') && after[1..].starts_with(|c: char| c.is_ascii_digit());
-            if !cites_a_line && is_skill_path_of(path.as_str(), &line[..path.start()], &input.files)
-            {
+            if !cites_a_line && is_skill_path_of(path.as_str(), &line[..path.start()], input) {
                 found.push((Kind::CodeBlock, path.as_str().to_owned(), number));
             }
         }
