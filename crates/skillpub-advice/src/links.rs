@@ -253,11 +253,35 @@ impl Before<'_> {
         self.example_before || clock.is_match_at(&EXAMPLE, self.text, self.window)
     }
 
-    /// The interpreter pattern is anchored at the end, so the regex crate reads the text
-    /// backwards from its end, only as far as an interpreter's command line could reach.
+    /// Searches only the window of [`interpreter_window`]: the text before it cannot hold
+    /// a match, and reading it for every path of a line would be quadratic (the regex crate
+    /// happens to read an end-anchored pattern backwards from the end, but need not).
     fn ends_in_interpreter(&self, clock: &Clock) -> bool {
-        clock.is_match(&INTERPRETER, self.text)
+        clock.is_match_at(&INTERPRETER, self.text, interpreter_window(self.text))
     }
+}
+
+/// The longest match of [`INTERPRETER`] without `uv run`'s options, the white space and the
+/// quote: the character before the interpreter (up to 3 bytes of white space) and
+/// `powershell -File`. Checked by `the_longest_interpreter_is_known`.
+const INTERPRETER_REACH: usize = 19;
+
+/// Where a match of [`INTERPRETER`] in `text` may start. A match ends at the end of the
+/// text, after one quote at most and a run of white space, which follows the interpreter and,
+/// for `uv run`, its options (` --x`, each a space, `--` and no white space): the window is
+/// that tail, the options and [`INTERPRETER_REACH`] bytes before them. Each step back reads
+/// only the part it passes over, so finding the window reads the window.
+fn interpreter_window(text: &str) -> usize {
+    let command = text.strip_suffix(['"', '\'']).unwrap_or(text).trim_end();
+    let mut end = command.len();
+    while let Some(space) = command[..end].rfind(char::is_whitespace)
+        && command[space..].starts_with(' ')
+        && command[space + 1..end].starts_with("--")
+        && end - space > 3
+    {
+        end = space;
+    }
+    boundary_before(text, end.saturating_sub(INTERPRETER_REACH))
 }
 
 /// The longest match of [`EXAMPLE`] in bytes ("for instance" with `ſ`, which folds to `s`),
@@ -765,6 +789,71 @@ mod tests {
             found.len(),
             1,
             "the code span needs a folder the skill has: {found:?}"
+        );
+    }
+
+    #[test]
+    fn the_longest_interpreter_is_known() {
+        let unbounded = [r"(?: --\S+)*", r#"\s+["']?$"#];
+        let mut bounded = INTERPRETER.as_str().to_owned();
+        for part in unbounded {
+            assert!(bounded.contains(part), "{part}");
+            bounded = bounded.replace(part, "");
+        }
+        let pattern = regex_syntax::parse(&bounded).unwrap();
+        assert_eq!(pattern.properties().maximum_len(), Some(INTERPRETER_REACH));
+    }
+
+    /// Whether `text` ends in an interpreter, and the bytes the search counted.
+    fn interpreter_work(text: &str) -> (bool, u64) {
+        let clock = Clock::unlimited();
+        let before = Before {
+            text,
+            example_before: false,
+            window: 0,
+        };
+        (before.ends_in_interpreter(&clock), clock.spent())
+    }
+
+    #[test]
+    fn the_interpreter_is_searched_only_in_its_window() {
+        // What follows the interpreter, and the reach before it.
+        let window = |after: &str| (INTERPRETER_REACH + after.len()) as u64;
+        let prose = "word ".repeat(20_000);
+        let options = " --x".repeat(1_000);
+        let after = format!("{options} ");
+        assert_eq!(
+            interpreter_work(&format!("{prose}uv run{after}")),
+            (true, window(&after))
+        );
+        assert_eq!(
+            interpreter_work(&format!("{prose}python {after}")),
+            (false, window(&after)),
+            "options only follow uv run"
+        );
+        assert_eq!(
+            interpreter_work(&format!("{prose}bash '")),
+            (true, window(" '"))
+        );
+        assert_eq!(interpreter_work(&prose), (false, window(" ")));
+    }
+
+    #[test]
+    fn a_line_of_options_and_scripts_is_read_in_linear_work() {
+        // Every path after a long run of options, on one fenced line: each search reads its
+        // own run of options, never the line before it.
+        let work = |paths: usize| {
+            let line = format!("uv run{} scripts/a.py ", " --x".repeat(200)).repeat(paths);
+            let input = input_with_files(&format!("```\n{line}\n```"), &[]);
+            let before = input.clock.spent();
+            assert_eq!(missing_files(&input).len(), 1);
+            (input.clock.spent() - before, line.len() as u64)
+        };
+        let (small, small_line) = work(50);
+        let (large, large_line) = work(100);
+        assert!(
+            large * small_line <= small * large_line * 11 / 10,
+            "{small} -> {large}"
         );
     }
 

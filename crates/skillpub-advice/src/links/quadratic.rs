@@ -1,7 +1,8 @@
 //! The reading of references as it was before issue 18, in quadratic time, kept as the
 //! oracle of the properties that the linear reading finds the same references on the same
 //! lines: the text before each path in code copied and searched whole, code spans paired by
-//! searching the rest of the line, folders copied out of every path.
+//! searching the rest of the line, folders copied out of every path; and the interpreter
+//! before a script searched for in the whole text before it.
 
 use std::collections::BTreeSet;
 use std::ops::Range;
@@ -209,6 +210,100 @@ fn path(segments: std::ops::Range<usize>) -> impl Strategy<Value = String> {
         Just(""),
     ];
     proptest::collection::vec(segment, segments).prop_map(|segments| segments.join("/"))
+}
+
+/// Text shaped as what [`INTERPRETER`] reads: a few words, a character that may stand before
+/// an interpreter (or one that glues to it), an interpreter, options, white space of one to
+/// three bytes, and quotes; each part but the interpreter may be missing or doubled.
+fn command_text() -> impl Strategy<Value = String> {
+    let interpreter = prop_oneof![
+        Just("python"),
+        Just("python3"),
+        Just("py"),
+        Just("bash"),
+        Just("sh"),
+        Just("zsh"),
+        Just("node"),
+        Just("deno run"),
+        Just("bun"),
+        Just("bun run"),
+        Just("tsx"),
+        Just("npx tsx"),
+        Just("ts-node"),
+        Just("uv run"),
+        Just("uv"),
+        Just("ruby"),
+        Just("perl"),
+        Just("pwsh"),
+        Just("powershell"),
+        Just("powershell -File"),
+        Just("Rscript"),
+        Just("source"),
+        Just("."),
+    ];
+    let before = prop_oneof![
+        Just(""),
+        Just(" "),
+        Just("\u{85}"),
+        Just("\u{3000}"),
+        Just(";"),
+        Just("&"),
+        Just("|"),
+        Just("("),
+        Just("`"),
+        Just("$"),
+        Just("x"),
+        Just("é"),
+        Just("-"),
+    ];
+    let option = prop_oneof![
+        Just(" --x"),
+        Just(" --"),
+        Just("--y"),
+        Just("  --x"),
+        Just("\t--x"),
+        Just(" --é"),
+    ];
+    let space = prop_oneof![
+        3 => prop_oneof![Just(" "), Just("\t"), Just("\u{85}"), Just("\u{3000}")],
+        1 => Just("x"),
+    ];
+    let quote = prop_oneof![Just(""), Just("'"), Just("\""), Just("''")];
+    let word = prop_oneof![
+        Just("x"),
+        Just(" "),
+        Just("é"),
+        Just("uv run --x "),
+        Just("python")
+    ];
+    (
+        proptest::collection::vec(word, 0..2).prop_map(|words| words.concat()),
+        before,
+        interpreter,
+        proptest::collection::vec(option, 0..8),
+        proptest::collection::vec(space, 0..3),
+        quote,
+    )
+        .prop_map(|(text, before, interpreter, options, spaces, quote)| {
+            format!(
+                "{text}{before}{interpreter}{}{}{quote}",
+                options.concat(),
+                spaces.concat()
+            )
+        })
+}
+
+proptest! {
+    // The shapes that need the whole window (a long interpreter at the start of the text or
+    // after white space of three bytes) are a few in a thousand.
+    #![proptest_config(skillpub_testkit::property_config(2048))]
+
+    #[test]
+    fn the_interpreter_window_finds_what_the_whole_text_does(text in command_text()) {
+        let before = Before { text: &text, example_before: false, window: 0 };
+        let whole = Clock::unlimited().is_match(&INTERPRETER, &text);
+        prop_assert_eq!(before.ends_in_interpreter(&Clock::unlimited()), whole);
+    }
 }
 
 proptest! {
