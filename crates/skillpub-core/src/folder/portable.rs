@@ -27,10 +27,11 @@ impl Dir {
         }
     }
 
-    /// The entries, as the listing describes them.
-    pub(super) fn list(&mut self) -> io::Result<Vec<(OsString, Listed)>> {
-        let mut entries = Vec::new();
-        for entry in fs::read_dir(&self.0)? {
+    /// The entries, as the listing describes them, read as they are taken.
+    pub(super) fn entries(
+        &mut self,
+    ) -> io::Result<impl Iterator<Item = io::Result<(OsString, Listed)>> + '_> {
+        Ok(fs::read_dir(&self.0)?.map(|entry| {
             let entry = entry?;
             let listed = match entry.file_type() {
                 Ok(kind) if kind.is_dir() => Listed::Folder,
@@ -39,9 +40,8 @@ impl Dir {
                 Ok(_) => Listed::Special,
                 Err(_) => Listed::Unknown,
             };
-            entries.push((entry.file_name(), listed));
-        }
-        Ok(entries)
+            Ok((entry.file_name(), listed))
+        }))
     }
 
     /// What the entry `name` is, without following it or opening it.
@@ -108,7 +108,8 @@ mod tests {
         fs::write(dir.join("file.md"), "x").unwrap();
         std::os::unix::fs::symlink("/etc/passwd", dir.join("link.md")).unwrap();
         let mut open = Dir::open(&dir).unwrap();
-        let mut listed = open.list().unwrap();
+        let mut listed: Vec<(OsString, Listed)> =
+            open.entries().unwrap().map(Result::unwrap).collect();
         listed.sort_by(|a, b| a.0.cmp(&b.0));
         let names: Vec<(&str, Listed)> = listed
             .iter()
