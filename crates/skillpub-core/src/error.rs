@@ -75,6 +75,27 @@ impl Error {
         self.field.as_deref()
     }
 
+    /// The line of [`file`](Self::file) the problem is on (1-based), for the kinds that name
+    /// one: a credential ([`ErrorKind::Secret`]), a YAML error, a stray document marker.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_core::SkillMd;
+    ///
+    /// let errors = SkillMd::parse("---\nname: pdf\ndescription: [\n---\n", None).unwrap_err();
+    /// assert_eq!(errors.as_slice()[0].line(), Some(3));
+    /// ```
+    #[must_use]
+    pub fn line(&self) -> Option<u64> {
+        match &self.kind {
+            ErrorKind::Secret { line, .. }
+            | ErrorKind::Yaml { line, .. }
+            | ErrorKind::FrontmatterFence { line, .. } => Some(*line),
+            _ => None,
+        }
+    }
+
     /// What is wrong.
     #[must_use]
     pub fn kind(&self) -> &ErrorKind {
@@ -408,6 +429,20 @@ pub enum ErrorKind {
     #[cfg(feature = "fs")]
     #[error("is not a regular file; remove it from the skill folder")]
     NotARegularFile,
+    /// A file of the skill holds a credential by its published format (see
+    /// [`security`](crate::security)), which every agent that loads the skill would get.
+    #[error(
+        "line {line} holds {credential} (`{shown}`), which every agent that loads the skill would get; {}, remove it, and have the skill read it from an environment variable the user sets; if it is not a live credential, say why in a comment `skillpub-allow security.secret: <reason>` on that line or the line before, or list `security.secret` under `metadata.skillpub-allow` in the frontmatter",
+        credential.revoke()
+    )]
+    Secret {
+        /// The line of the file (1-based).
+        line: u64,
+        /// What kind of credential it is.
+        credential: crate::security::Credential,
+        /// The credential with all but its prefix and last characters hidden.
+        shown: String,
+    },
     /// The base path given to [`CatalogBuilder::base_path`](crate::CatalogBuilder::base_path)
     /// is not a plain URL path.
     #[error("the base path `{base_path}` {problem}")]
@@ -498,6 +533,7 @@ impl ErrorKind {
             Self::SymlinkedFolder => "link.folder",
             #[cfg(feature = "fs")]
             Self::NotARegularFile => "path.special-file",
+            Self::Secret { .. } => crate::security::SECRET_CODE,
             Self::BasePath { .. } => "base-path.invalid",
             Self::DuplicateName { .. } => "name.duplicate",
         }

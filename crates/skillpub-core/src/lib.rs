@@ -54,6 +54,7 @@
 //! | [`archive`] | the deterministic gzip compressor, for HTTP variants |
 //! | [`origin`] | public origins for absolute URLs |
 //! | [`live`] | what servers register on a live catalog to prepare their answers |
+//! | [`security`] | credentials in a skill's files (`security.secret`), and how a skill suppresses a finding of the review |
 //! | [`folder`](folder/index.html) | reading a skills folder from disk (feature `fs`) |
 //!
 //! # Rules
@@ -146,6 +147,7 @@ pub mod media;
 pub mod origin;
 mod parallel;
 pub mod paths;
+pub mod security;
 mod skill;
 mod skill_files;
 mod skill_md;

@@ -46,6 +46,8 @@ pub struct Skill {
 pub(crate) struct Built {
     pub(crate) frontmatter: Option<BuiltFrontmatter>,
     pub(crate) archives: Option<BuiltArchives>,
+    /// The [review key](Skill::review_key) of the files whose credentials were looked for.
+    pub(crate) reviewed: Option<[u8; 32]>,
 }
 
 /// The frontmatter of a `SKILL.md` as JSON, parsed from its YAML at build time.
@@ -231,6 +233,61 @@ impl Skill {
         Some(archive::key(entries.chain([skill_md])))
     }
 
+    /// The same skill, marked as reviewed for credentials (`security.secret`) by
+    /// `skillpub-build` at compile time, when its files had the [review key](Self::review_key)
+    /// `key`. The code that `skillpub-build` generates calls it; there is no reason to call it
+    /// by hand.
+    ///
+    /// A catalog computes the key from the digests of the files it serves (which it computes
+    /// anyway) and looks for credentials again only when the key is not this one: other
+    /// bytes, or other rules. So start-up does not read every embedded byte a second time,
+    /// and a skill is never spared the review for bytes that were not reviewed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_core::{Catalog, Skill};
+    ///
+    /// let key = format!("sk_live_{}", "4eC39HqLyjWDarjtT1zdp7dcZ");
+    /// let text = format!("---\nname: pay\ndescription: Takes payments.\n---\nKey: {key}\n");
+    /// let skill = Skill::new(Some("skills/pay".into()), text);
+    /// let errors = Catalog::new([skill.clone()]).unwrap_err();
+    /// assert_eq!(errors.as_slice()[0].code(), "security.secret");
+    ///
+    /// // Marked as reviewed for other bytes: reviewed again, and refused.
+    /// let other = skill.with_reviewed_secrets([0; 32]);
+    /// assert!(Catalog::new([other]).is_err());
+    /// ```
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn with_reviewed_secrets(mut self, key: [u8; 32]) -> Self {
+        self.built.reviewed = Some(key);
+        self
+    }
+
+    /// The key of the review of the skill's files for credentials: the SHA-256 of the rules'
+    /// revision and of every file's path and digest, `SKILL.md` included. `skillpub-build`
+    /// records it for the skills it reviewed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_core::{Skill, SkillFile};
+    ///
+    /// let skill = Skill::new(None, "---\nname: pdf\ndescription: d\n---\n");
+    /// let with_file = skill.clone().with_files(vec![SkillFile::new("a.md", "# A\n", false)]);
+    /// assert_ne!(skill.review_key(), with_file.review_key());
+    /// ```
+    #[doc(hidden)]
+    #[must_use]
+    pub fn review_key(&self) -> Digest {
+        let files = self
+            .files
+            .iter()
+            .map(|file| (file.path(), Digest::of(file.bytes())));
+        crate::security::review_key(files.chain([(SKILL_MD, Digest::of(&self.skill_md))]))
+    }
+
     /// What `skillpub-build` worked out at compile time, if anything.
     pub(crate) fn built(&self) -> Built {
         self.built
@@ -272,6 +329,7 @@ impl Built {
     const EMPTY: Self = Self {
         frontmatter: None,
         archives: None,
+        reviewed: None,
     };
 }
 
@@ -306,6 +364,7 @@ impl fmt::Debug for Skill {
             .field("files", &self.files)
             .field("parsed_frontmatter", &self.built.frontmatter.is_some())
             .field("built_archives", &self.built.archives.is_some())
+            .field("reviewed_secrets", &self.built.reviewed.is_some())
             .finish()
     }
 }

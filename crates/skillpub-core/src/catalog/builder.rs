@@ -8,9 +8,11 @@ use std::sync::Arc;
 use super::model::{Catalog, Inner};
 use crate::digest::Digest;
 use crate::error::{Error, ErrorKind, Errors};
+use crate::frontmatter::Frontmatter;
 use crate::index::{ArchiveFormat, UrlStyle};
 use crate::parallel;
 use crate::paths::{INDEX_PATH, SKILL_MD, base_path};
+use crate::security;
 use crate::skill::Skill;
 use crate::skill_files;
 use crate::skill_md::{Label, NO_FOLDER, SkillMd, SkillMdParser};
@@ -237,7 +239,24 @@ impl CatalogBuilder {
     ///
     /// The same problems as [`build`](Self::build), in the same order.
     pub fn check(&self) -> Result<(), Errors> {
-        self.checked().map(drop)
+        let errors: Vec<Error> = self
+            .checked()?
+            .iter()
+            .flat_map(|checked| {
+                let skill = checked.skill;
+                let files = skill.files().iter();
+                let digests = files.map(|file| (file.path(), Digest::of(file.bytes())));
+                let skill_md = (SKILL_MD, Digest::of(skill.skill_md()));
+                let frontmatter = checked.skill_md.frontmatter();
+                let all = digests.chain([skill_md]);
+                secrets_unless_reviewed(skill, checked.reviewed, frontmatter, &checked.file, all)
+            })
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(Errors::new(errors))
+        }
     }
 
     /// Every rule, in order: the options, each skill, then names across skills. The skills
@@ -306,16 +325,21 @@ impl CatalogBuilder {
             Ok(skill_md) => skill_md.name(),
             Err(problems) => problems.name.as_deref().unwrap_or(&label.skill),
         };
-        let file_problems: Vec<Error> = skill_files::check(skill.skill_md(), skill.files())
+        let mut file_problems: Vec<Error> = skill_files::check(skill.skill_md(), skill.files())
             .into_iter()
             .map(|(path, kind)| Error::new(name, &skill.file_label(&path), None, kind))
             .collect();
+        let reviewed = skill.built().reviewed;
+        if let (Ok(skill_md), None) = (&skill_md, reviewed) {
+            file_problems.extend(secrets(skill, skill_md.frontmatter(), &label.file));
+        }
         match skill_md {
             Ok(skill_md) if file_problems.is_empty() => Ok(Checked {
                 skill,
                 skill_md,
                 skill_md_digest,
                 file: label.file,
+                reviewed,
             }),
             Ok(_) => Err(file_problems),
             Err(problems) => {
@@ -334,6 +358,45 @@ pub(super) struct Checked<'a> {
     /// The digest of the `SKILL.md`, when checking it needed it.
     pub(super) skill_md_digest: Option<Digest>,
     pub(super) file: String,
+    /// The review key `skillpub-build` recorded for the files it reviewed for credentials:
+    /// their review is left until their digests are known, and done only if the key differs.
+    pub(super) reviewed: Option<[u8; 32]>,
+}
+
+/// The credentials in a skill's files, unless they are the files `skillpub-build` reviewed
+/// (`reviewed` is the key it recorded): `digests` gives each file's path and digest,
+/// `SKILL.md` included, and the review runs only when their key is not that one.
+pub(super) fn secrets_unless_reviewed<'d>(
+    skill: &Skill,
+    reviewed: Option<[u8; 32]>,
+    frontmatter: &Frontmatter,
+    skill_md_file: &str,
+    digests: impl IntoIterator<Item = (&'d str, Digest)>,
+) -> Vec<Error> {
+    match reviewed {
+        Some(key) if *security::review_key(digests).as_bytes() == key => Vec::new(),
+        _ => secrets(skill, frontmatter, skill_md_file),
+    }
+}
+
+/// The credentials in a skill's files (its `SKILL.md`, named `skill_md_file` in errors, and
+/// its supporting files), each an error.
+fn secrets(skill: &Skill, frontmatter: &Frontmatter, skill_md_file: &str) -> Vec<Error> {
+    let files = skill
+        .files()
+        .iter()
+        .map(|file| (file.path(), &file.bytes()[..]));
+    let all = std::iter::once((SKILL_MD, &skill.skill_md()[..])).chain(files);
+    security::review(frontmatter, all)
+        .into_iter()
+        .map(|(path, kind)| {
+            let file = match path {
+                SKILL_MD => skill_md_file.to_owned(),
+                path => skill.file_label(path),
+            };
+            Error::new(frontmatter.name(), &file, None, kind)
+        })
+        .collect()
 }
 
 /// How much work a thread should have before another is started, in bytes to hash (about half

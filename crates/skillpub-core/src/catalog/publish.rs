@@ -4,7 +4,7 @@
 
 use bytes::Bytes;
 
-use super::builder::{CatalogBuilder, Checked};
+use super::builder::{CatalogBuilder, Checked, secrets_unless_reviewed};
 use super::model::{Artifact, PublishedFile, PublishedSkill};
 use crate::api_catalog;
 use crate::archive;
@@ -45,9 +45,20 @@ impl CatalogBuilder {
     /// Makes a checked skill servable: its files as artifacts, its archives when it has
     /// supporting files, and the `url` the index gives.
     fn publish(&self, checked: Checked<'_>) -> Result<PublishedSkill, Errors> {
-        let built = checked.skill.built().archives;
+        let (skill, reviewed) = (checked.skill, checked.reviewed);
         let mut published = published_skill(checked);
-        published.archives = archives(&published, built)?;
+        if reviewed.is_some() {
+            let digests = published
+                .all_files()
+                .map(|file| (file.relative.as_str(), file.artifact.digest()));
+            let frontmatter = &published.frontmatter;
+            let secrets =
+                secrets_unless_reviewed(skill, reviewed, frontmatter, &published.file, digests);
+            if !secrets.is_empty() {
+                return Err(Errors::new(secrets));
+            }
+        }
+        published.archives = archives(&published, skill.built().archives)?;
         published.url = self.url(&published);
         Ok(published)
     }
@@ -159,6 +170,7 @@ fn published_skill(checked: Checked<'_>) -> PublishedSkill {
         skill_md,
         skill_md_digest,
         file,
+        ..
     } = checked;
     let name = skill_md.name();
     let bytes = skill_md.bytes().clone();

@@ -99,6 +99,11 @@ fn pure_kinds() -> Vec<ErrorKind> {
             name: "a".into(),
             other_file: "a/SKILL.md".into(),
         },
+        ErrorKind::Secret {
+            line: 1,
+            credential: crate::security::Credential::PrivateKey,
+            shown: "-----BEGIN PRIVATE KEY----- …".into(),
+        },
     ];
     for kind in kinds.iter().chain(&folder_kinds()) {
         match kind {
@@ -131,7 +136,8 @@ fn pure_kinds() -> Vec<ErrorKind> {
             | ErrorKind::TooLarge { .. }
             | ErrorKind::Archive { .. }
             | ErrorKind::BasePath { .. }
-            | ErrorKind::DuplicateName { .. } => {}
+            | ErrorKind::DuplicateName { .. }
+            | ErrorKind::Secret { .. } => {}
             #[cfg(feature = "fs")]
             ErrorKind::Io(_)
             | ErrorKind::NotAFolder

@@ -4,5 +4,6 @@ mod archives;
 mod codes;
 mod extras;
 mod nesting;
+mod secrets;
 mod start_up;
 mod validation;
