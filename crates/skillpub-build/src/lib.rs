@@ -8,8 +8,9 @@
 //!
 //! The slow part of start-up is done here, once, at build time: the `.tar.gz` and `.zip` of
 //! every skill with supporting files are built by the core's own archive code and embedded,
-//! and every frontmatter is parsed from YAML and embedded as JSON. Start-up still hashes every
-//! byte it serves and checks every field rule; see [Start-up](#start-up).
+//! every frontmatter is parsed from YAML and embedded as JSON, and every file is reviewed for
+//! credentials (a live key fails the build, as an invalid `SKILL.md` does). Start-up still
+//! hashes every byte it serves and checks every field rule; see [Start-up](#start-up).
 //!
 //! Crate features: none.
 //!
@@ -75,9 +76,14 @@
 //!   folder, lengths, control characters, unknown fields) runs again at start-up on what was
 //!   parsed; only the YAML syntax, which these exact bytes passed here, is not read again.
 //!   Otherwise it parses the YAML.
+//! - the review for credentials (`security.secret`, see `skillpub_core::security`), which a
+//!   skill with a live key fails here, failing the build: each skill carries its review key
+//!   (the SHA-256 of the rules' revision and of every file's path and digest), and the
+//!   catalog, which has every digest anyway, reads the files again only when the key of what
+//!   it serves is another.
 //!
 //! The embedded bytes are the copies of what this script read (see [What is
-//! embedded](#what-is-embedded)), so both parts are used; bytes that differ anyway (a copy in
+//! embedded](#what-is-embedded)), so every part is used; bytes that differ anyway (a copy in
 //! `OUT_DIR` changed by hand) are judged and archived at start-up like a file read from disk,
 //! never served with another file's archive or frontmatter. With every part used, start-up
 //! costs about what hashing every served byte once costs: the YAML parser took about five
@@ -410,6 +416,12 @@ impl Embed {
                 code,
                 "        .with_parsed_frontmatter({}, {json:?})",
                 array(digest)
+            );
+            // The folder's `check` above reviewed these files for credentials.
+            let _ = writeln!(
+                code,
+                "        .with_reviewed_secrets({})",
+                array(&source.skill().review_key())
             );
             if let Some(key) = &keys[at] {
                 let _ = writeln!(

@@ -351,3 +351,57 @@ fn copies_of_the_files_are_written_once_and_the_ones_no_file_names_are_deleted()
     assert!(after.contains(&Digest::of(b"# Forms, edited\n").hex()));
     assert!(!after.contains(&Digest::of(b"# Forms\n").hex()));
 }
+
+/// The bytes of each `.with_reviewed_secrets([..])` in `code`.
+fn review_keys(code: &str) -> Vec<Vec<u8>> {
+    code.split(".with_reviewed_secrets([")
+        .skip(1)
+        .map(|call| {
+            let (array, _) = call.split_once("])").unwrap();
+            array
+                .split(", ")
+                .map(|byte| u8::from_str_radix(byte.trim_start_matches("0x"), 16).unwrap())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn a_credential_in_any_file_fails_the_build_with_its_file_and_line() {
+    let root = Scratch::new("secret");
+    root.write("skills/pdf/SKILL.md", SKILL_MD);
+    let key = format!("AKIA{}", "Q7ZRX4MBVN2TSWKD");
+    root.write(
+        "skills/pdf/references/aws.md",
+        format!("# AWS\n\nkey: {key}\n"),
+    );
+    let Err(EmbedError::Skills(errors)) = Embed::new("skills").generate(root.path(), &out(&root))
+    else {
+        panic!("the credential is refused");
+    };
+    let error = &errors.as_slice()[0];
+    let file = root.path().join("skills/pdf/references/aws.md");
+    assert_eq!(
+        (error.file(), error.line(), error.code()),
+        (file.to_str().unwrap(), Some(3), "security.secret")
+    );
+    assert!(!error.to_string().contains(&key), "{error}");
+}
+
+#[test]
+fn every_skill_carries_the_review_key_of_the_files_it_embeds() {
+    let root = Scratch::new("reviewed");
+    with_files(&root);
+    let code = Embed::new("skills")
+        .generate(root.path(), &out(&root))
+        .unwrap()
+        .code;
+    let folder = skillpub_core::folder::read_skills_folder(root.path().join("skills")).unwrap();
+    let expected: Vec<Vec<u8>> = folder
+        .skills()
+        .iter()
+        .map(|source| source.skill().review_key().as_bytes().to_vec())
+        .collect();
+    assert_eq!(expected.len(), 3);
+    assert_eq!(review_keys(&code), expected, "{code}");
+}
