@@ -16,6 +16,7 @@ use std::borrow::Cow;
 use std::cell::Cell;
 use std::time::Instant;
 
+use aho_corasick::AhoCorasick;
 use regex::{Captures, Match, Regex};
 
 /// How many bytes of work go between two readings of the clock: reading it costs about
@@ -179,6 +180,24 @@ impl Clock {
     ) -> impl Iterator<Item = Captures<'h>> + 'c {
         let end = |captures: &Captures<'_>| captures.get(0).map_or(0, |found| found.end());
         self.through(haystack, regex.captures_iter(haystack), end)
+    }
+
+    /// Every occurrence of `automaton`'s words in `haystack`, overlapping ones included,
+    /// until the deadline.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the one place that searches, counting"
+    )]
+    pub(super) fn find_overlapping<'c, 'h: 'c>(
+        &'c self,
+        automaton: &'c AhoCorasick,
+        haystack: &'h str,
+    ) -> impl Iterator<Item = aho_corasick::Match> + 'c {
+        self.through(
+            haystack,
+            automaton.find_overlapping_iter(haystack),
+            aho_corasick::Match::end,
+        )
     }
 
     /// The matches of one pass over `haystack` until the deadline: each costs the bytes

@@ -155,37 +155,50 @@ fn fence(line: &str) -> Option<(char, usize, &str)> {
     (length >= 3).then(|| (mark, length, &line[length..]))
 }
 
-/// For each line, whether it is inside a fenced code block, fences included. A fence opens
-/// with three or more backticks (with no backtick in the info string) or tildes, and closes
-/// at a line of the same character, at least as many, and nothing else; an unclosed fence
-/// runs to the end.
+/// For each line, whether it is inside a fenced code block, fences included.
 fn fenced_lines(text: &str) -> Vec<bool> {
-    let mut open: Option<(char, usize)> = None;
-    text.split('\n')
-        .map(|line| {
-            let fence = fence(line);
-            match open {
-                None => {
-                    if let Some((mark, length, info)) = fence
-                        && !(mark == '`' && info.contains('`'))
-                    {
-                        open = Some((mark, length));
-                    }
-                    open.is_some()
-                }
-                Some((mark, length)) => {
-                    if let Some((closing, closing_length, rest)) = fence
-                        && closing == mark
-                        && closing_length >= length
-                        && rest.trim().is_empty()
-                    {
-                        open = None;
-                    }
-                    true
+    let mut code = vec![false; text.split('\n').count()];
+    for (lines, _) in fenced_blocks(text) {
+        code[lines].fill(true);
+    }
+    code
+}
+
+/// The fenced code blocks, as the range of their lines (fences included) and their info
+/// string. A fence opens with three or more backticks (with no backtick in the info string)
+/// or tildes, and closes at a line of the same character, at least as many, and nothing
+/// else; an unclosed fence runs to the end.
+pub(super) fn fenced_blocks(text: &str) -> Vec<(Range<usize>, &str)> {
+    let mut blocks = Vec::new();
+    let mut open: Option<(char, usize, usize, &str)> = None;
+    let mut count = 0;
+    for (at, line) in text.split('\n').enumerate() {
+        count = at + 1;
+        let fence = fence(line);
+        match open {
+            None => {
+                if let Some((mark, length, info)) = fence
+                    && !(mark == '`' && info.contains('`'))
+                {
+                    open = Some((mark, length, at, info));
                 }
             }
-        })
-        .collect()
+            Some((mark, length, start, info)) => {
+                if let Some((closing, closing_length, rest)) = fence
+                    && closing == mark
+                    && closing_length >= length
+                    && rest.trim().is_empty()
+                {
+                    blocks.push((start..at + 1, info));
+                    open = None;
+                }
+            }
+        }
+    }
+    if let Some((_, _, start, info)) = open {
+        blocks.push((start..count, info));
+    }
+    blocks
 }
 
 /// `text` with every `<!-- ... -->` replaced by the line ends it spans.

@@ -1,0 +1,168 @@
+//! The security review of a skill, beside the credentials that skillpub-core refuses
+//! (`security.secret`): hidden text, injected instructions, exfiltration and risky scripts,
+//! over the `SKILL.md` and every supporting text file. Each finding names its file and line,
+//! says why it matters to an agent and how to fix it.
+//!
+//! The rules read each file once per pattern, from the anchors of their patterns (the regex
+//! crate's literal prefilters), so they are linear in the skill and fast on text that holds
+//! none of them. A finding in a fenced block that the text marks as an example (see
+//! `text.rs`), or in a sentence that says it is one, warns against it or quotes it, is not a
+//! finding: a skill that teaches how to spot an attack quotes it.
+
+/// A [`regex::Regex`] of the security review, compiled on first use, with every `\b` read as
+/// an ASCII word boundary: the regex crate's lazy DFA cannot read a Unicode one in text that
+/// is not ASCII, and would fall back to a search many times slower on every non-ASCII file.
+/// The words the patterns look for are ASCII.
+macro_rules! security_regex {
+    ($pattern:expr $(,)?) => {
+        ::std::sync::LazyLock::new(|| $crate::security::ascii_words($pattern))
+    };
+}
+
+mod exfiltration;
+mod hidden;
+mod injection;
+mod script;
+mod text;
+mod triggers;
+
+#[cfg(test)]
+mod tests;
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+pub(crate) use exfiltration::exfiltration;
+pub(crate) use hidden::hidden_text;
+pub(crate) use injection::injection;
+pub(crate) use script::script;
+pub(crate) use text::Text;
+
+use super::clock::Clock;
+use super::markdown::excerpt;
+use super::{Advice, AdviceRule};
+use triggers::Family;
+
+/// `pattern` compiled with each `\b` an ASCII word boundary (see [`security_regex!`]).
+pub(crate) fn ascii_words(pattern: &str) -> Regex {
+    Regex::new(&pattern.replace(r"\b", r"(?-u:\b)")).expect("the advice patterns are valid")
+}
+
+/// Words that, before a match in its sentence, make it a warning, a question, a quotation or
+/// an example rather than an instruction: "never run `rm -rf /`", "attackers write 'ignore
+/// previous instructions'", "flag phrases such as ...".
+static GUARDED: LazyLock<Regex> = security_regex!(
+    r"(?i)\b(?:not|never|don'?t|doesn'?t|won'?t|cannot|can'?t|shouldn'?t|mustn'?t|avoid\w*|refus\w*|reject\w*|resist\w*|detect\w*|flag\w*|block\w*|prevent\w*|forbid\w*|prohibit\w*|beware|watch|warn\w*|such as|e\.g\.|like|for example|for instance|examples?|attacks?|attackers?|adversar\w*|malicious|injection|jailbreak\w*|phishing|suspicious|dangerous|unsafe|insecure|risky|vulnerab\w*|exploit\w*|treat\w*|signs?|indicators?|patterns?|scan\w*|audit\w*|check\w* for|looks? for|search\w* for|grep\w*|match\w*|catch\w*|identif\w*|recogni\w*|spot\w*|red flags?)\b"
+);
+
+/// How far back in its line a match looks for a [`GUARDED`] word: a sentence or so.
+const GUARD_WINDOW: usize = 160;
+
+/// Whether the sentence before a match (the text since the last `.`, `!` or `?` followed by
+/// white space, within [`GUARD_WINDOW`] bytes) has a [`GUARDED`] word.
+fn guarded(before: &str, clock: &Clock) -> bool {
+    let mut start = before.len().saturating_sub(GUARD_WINDOW);
+    while !before.is_char_boundary(start) {
+        start += 1;
+    }
+    let window = &before[start..];
+    let sentence = window
+        .rmatch_indices(['.', '!', '?'])
+        .find(|(at, _)| {
+            window[at + 1..]
+                .chars()
+                .next()
+                .is_some_and(char::is_whitespace)
+        })
+        .map_or(window, |(at, _)| &window[at + 1..]);
+    clock.is_match(&GUARDED, sentence)
+}
+
+/// Whether the match `line[start..end]` sits inside a quotation or a code span of its line:
+/// an odd number of `"` (or of backticks) before it and one after, or an unclosed `“`.
+fn quoted(line: &str, start: usize, end: usize) -> bool {
+    let (before, after) = (&line[..start], &line[end..]);
+    let odd = |mark: char| before.matches(mark).count() % 2 == 1 && after.contains(mark);
+    let curly = before.matches('“').count() > before.matches('”').count() && after.contains('”');
+    odd('"') || odd('`') || curly
+}
+
+/// How a finding quotes what it found: at most this many characters.
+const QUOTE: usize = 80;
+
+/// The advice of `rule` on `text` at byte `offset`: what was found (quoted from `offset`),
+/// and `rest`, which says why it matters and how to fix it.
+fn finding(rule: AdviceRule, text: &Text<'_>, offset: usize, what: &str, rest: &str) -> Advice {
+    let line = text.line_of(offset);
+    let quote = excerpt(&text.text, offset, QUOTE);
+    let quote = quote.lines().next().unwrap_or_default();
+    Advice::in_file(
+        rule,
+        format!("line {line} {what} (\"{quote}\"); {rest}"),
+        text.path,
+        Some(line),
+    )
+}
+
+/// Whether a match is a regular expression that looks for the command rather than the
+/// command: a scanner's `curl .*\| sh`.
+fn pattern_like(matched: &str) -> bool {
+    ["\\|", ".*", ".+", "\\s", "\\b", "\\w", "\\.", "[^"]
+        .iter()
+        .any(|mark| matched.contains(mark))
+}
+
+/// Hosts that only illustrate: named for an attacker, or reserved for examples. A command to
+/// `attacker.com` or `example.com` describes an attack or a shape; it sends nothing anywhere.
+static ILLUSTRATIVE: LazyLock<Regex> = security_regex!(
+    r"(?i)\b(?:attacker|attackers|evil|malicious|hacker|badguy)[\w-]*\.[a-z]{2,}\b|\bexample\.(?:com|org|net)\b|\.(?:example|invalid|test)\b"
+);
+
+/// The comment that `before` (the start of a line of code) ends in, after `#` or `//`.
+fn commented(before: &str) -> Option<&str> {
+    let at = before
+        .rfind('#')
+        .into_iter()
+        .chain(before.rfind("//"))
+        .max()?;
+    Some(&before[at..])
+}
+
+/// The matches of `regex` in `text` that are instructions, searched on the lines that hold a
+/// word of `family`: outside the fenced blocks the text marks as examples, and, in prose, not
+/// guarded (or, with `quotes_count`, quoted) in their sentence; in code, not in a comment
+/// that guards them. At most one per line, in line order.
+fn instructions<'t>(
+    regex: &Regex,
+    family: Family,
+    text: &'t Text<'_>,
+    clock: &Clock,
+    quotes_count: bool,
+) -> Vec<(usize, &'t str)> {
+    let mut found: Vec<(usize, &str)> = Vec::new();
+    for &line in text.triggered(family) {
+        if text.is_example(line) {
+            continue;
+        }
+        let (start, line_text) = (text.line_start(line), text.line(line));
+        let code = text.is_code(line);
+        let first = clock.find_iter(regex, line_text).find(|matched| {
+            let before = &line_text[..matched.start()];
+            let excused = if code {
+                commented(before).is_some_and(|comment| guarded(comment, clock))
+            } else {
+                guarded(before, clock)
+                    || (quotes_count && quoted(line_text, matched.start(), matched.end()))
+            };
+            !excused && !pattern_like(matched.as_str())
+        });
+        if family != Family::Injection && clock.is_match(&ILLUSTRATIVE, line_text) {
+            continue;
+        }
+        if let Some(matched) = first {
+            found.push((start + matched.start(), matched.as_str()));
+        }
+    }
+    found
+}

@@ -1,0 +1,135 @@
+//! `security.exfiltration`: instructions or code that send what an agent can reach (the whole
+//! environment, key and credential files, the conversation or the system prompt) to a host
+//! other than the one a task calls. Reading one environment variable the user sets to call
+//! its own API is how a skill should authenticate, and is not a finding; sending the whole
+//! environment, a private key or the conversation anywhere is, and so is sending anything to
+//! a paste site, a tunnel, a request catcher or a chat webhook.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::super::clock::Clock;
+use super::super::{Advice, AdviceRule, Input};
+use super::text::Text;
+use super::triggers::Family;
+use super::{finding, instructions};
+
+/// The files and values that hold credentials or the machine's secrets.
+macro_rules! secret_files {
+    () => {
+        r"(?:~|\$HOME|\$\{HOME\})?/?(?:\.ssh/(?:id_|authorized_keys|known_hosts)|\.aws/credentials|\.netrc|\.git-credentials|\.docker/config\.json|\.kube/config|\.env\b|etc/passwd|etc/shadow|proc/self/environ)"
+    };
+}
+
+/// Every pattern of the rule, each starting with literal words.
+pub(crate) static EXFILTRATION: LazyLock<Regex> = security_regex!(concat!(
+    // The whole environment, piped to the network.
+    r"(?i)\b(?:env|printenv|export\s+-p)\s*\|\s*(?:curl|wget|nc|ncat|netcat|socat)\b",
+    // A secret file or the environment sent by curl or wget.
+    r"|\b(?:curl|wget)\b[^\n|;]*?\s(?:-d|--data(?:-binary|-raw|-urlencode)?|-F|--form|-T|--upload-file|--post-data|--post-file|--body-file)[=\s]+[^\s]*?(?:@",
+    secret_files!(),
+    r"|\$\(\s*(?:env|printenv)\s*\)|\$\(\s*cat\s+[^)\n]*",
+    secret_files!(),
+    r")",
+    r"|\b(?:cat|tar|zip|base64)\s+[^|\n]*",
+    secret_files!(),
+    r"[^|\n]*\|\s*(?:curl|wget|nc|ncat|netcat|socat)\b",
+    r"|\b(?:nc|ncat|netcat)\s+[^|\n<]*<\s*",
+    secret_files!(),
+    // The environment as a whole, next to a network call, in code.
+    r"|(?:requests\.(?:post|put|patch)|httpx\.(?:post|put)|urlopen|fetch|axios\.(?:post|put)|https?\.request)\s*\([^\n]*(?:dict\(\s*os\.environ\s*\)|os\.environ\.copy\(\)|json\.dumps\(\s*os\.environ|os\.environ\s*[,)}]|JSON\.stringify\(\s*process\.env\s*\)|\.\.\.process\.env\b|process\.env\s*[,)}])",
+    // Anything to a paste site, a tunnel, a request catcher or a chat webhook.
+    r"|\b(?:webhook\.site|requestbin\.(?:net|com)|[a-z0-9-]+\.pipedream\.net|[a-z0-9-]+\.ngrok(?:-free)?\.(?:io|app|dev)|bore\.pub|serveo\.net|[a-z0-9-]+\.loca\.lt|interact\.sh|[a-z0-9-]+\.oast\.(?:fun|me|pro|live|site|online)|burpcollaborator\.net|pastebin\.com/api|transfer\.sh|discord(?:app)?\.com/api/webhooks|api\.telegram\.org/bot)",
+    // In prose: the conversation, the environment or the user's keys, which `sent` then
+    // reads the sentence around for a verb of sending and a destination.
+    r"|\b(?:conversation|chat\s+(?:history|log)|message\s+history|transcript|system\s+prompt|environment\s+variables|ssh\s+keys?|private\s+keys?|cookies|credentials|passwords)\b",
+    // A Markdown image whose URL is filled in with what the agent knows: fetching it sends it.
+    r"|!\[[^\[\]\n]*\]\(\s*https?://[^)\s]*\?[^)\s]*(?:\{[^}\s)]*(?:conversation|history|chat|messages?|prompt|secrets?|tokens?|keys?|passwords?|env|data|context|summary|user|query|input)[^}\s)]*\}|\$\{?[A-Z_]*(?:KEY|TOKEN|SECRET|PASSWORD)\b)",
+));
+
+/// What the prose alternative looks for, alone, to tell it from the others.
+static OBJECTS: LazyLock<Regex> = security_regex!(
+    r"(?i)^(?:conversation|chat|message|transcript|system|environment|ssh|private|cookies|credentials|passwords)"
+);
+
+/// A verb of sending, in the sentence before what is sent.
+static SEND_VERB: LazyLock<Regex> = security_regex!(
+    r"(?i)\b(?:send|post|upload|transmit|forward|e-?mail|leak|exfiltrate|submit)\b"
+);
+
+/// A destination on the network, after what is sent: `to https://...`, `to a webhook`.
+static DESTINATION: LazyLock<Regex> = security_regex!(
+    r"(?i)^[^.\n]{0,60}?\b(?:to|at)\s+[^.\n]{0,40}?(?:https?://|\b[\w-]+\.(?:com|net|org|io|app|dev|site|xyz|ru|cn|sh|me)\b|webhook|server|endpoint|e-?mail|@)"
+);
+
+/// How far before what is sent its verb may be, and how far after it its destination.
+const SENTENCE: usize = 80;
+
+/// Whether the prose mention at `text[at..at + length]` is sent somewhere: a verb of
+/// sending in the [`SENTENCE`] bytes before it and a destination after it.
+fn sent(text: &Text<'_>, at: usize, length: usize, clock: &Clock) -> bool {
+    let before = text.before(at);
+    let mut start = before.len().saturating_sub(SENTENCE);
+    while !before.is_char_boundary(start) {
+        start += 1;
+    }
+    let after = &text.text[at + length..];
+    let mut end = after.len().min(SENTENCE + 60);
+    while !after.is_char_boundary(end) {
+        end -= 1;
+    }
+    clock.is_match(&SEND_VERB, &before[start..]) && clock.is_match(&DESTINATION, &after[..end])
+}
+
+/// What makes a mention of one of the hosts above a sending of data, on its line.
+static SENDS: LazyLock<Regex> = security_regex!(
+    r"(?i)(?:\s-d\b|--data|\s-F\b|--form|\s-T\b|--upload|\bPOST\b|\.post\(|\bsend|\bupload|\bexfil|\benv\b|printenv|environ|\btoken|\bsecret|\bpassword|\bcredential|api[_-]?key|\bcookie|\bssh\b|\.env\b|conversation|history)"
+);
+
+/// The hosts of the last alternative, alone, to tell which part of the rule matched.
+static HOSTS: LazyLock<Regex> = security_regex!(
+    r"(?i)^(?:webhook\.site|requestbin|[a-z0-9-]+\.pipedream|[a-z0-9-]+\.ngrok|bore\.pub|serveo|[a-z0-9-]+\.loca\.lt|interact\.sh|[a-z0-9-]+\.oast|burpcollaborator|pastebin|transfer\.sh|discord|api\.telegram)"
+);
+
+/// Whether a match of [`EXFILTRATION`] in `text` at `at` is a finding: a host alone only on
+/// a line that sends something, and a secret named in prose only in a sentence that sends it
+/// somewhere.
+fn sends(text: &Text<'_>, at: usize, matched: &str, clock: &Clock) -> bool {
+    if clock.is_match(&HOSTS, matched) {
+        return clock.is_match(&SENDS, text.line(text.line_of(at)));
+    }
+    !clock.is_match(&OBJECTS, matched) || sent(text, at, matched.len(), clock)
+}
+
+/// Whether a piece of hidden text (`hidden.rs`) asks for exfiltration, as this rule judges a
+/// line.
+pub(crate) fn asks_for(hidden: &str, clock: &Clock) -> bool {
+    let Some(text) = Text::new("hidden.md", hidden.as_bytes(), clock) else {
+        return false;
+    };
+    clock
+        .find_iter(&EXFILTRATION, &text.text)
+        .any(|matched| sends(&text, matched.start(), matched.as_str(), clock))
+}
+
+/// `security.exfiltration` in every text file of the skill.
+pub(crate) fn exfiltration(input: &Input<'_>) -> Vec<Advice> {
+    let clock = &input.clock;
+    let mut advice = Vec::new();
+    for text in &input.texts {
+        for (at, matched) in instructions(&EXFILTRATION, Family::Exfiltration, text, clock, true) {
+            if !sends(text, at, matched, clock) {
+                continue;
+            }
+            advice.push(finding(
+                AdviceRule::SecurityExfiltration,
+                text,
+                at,
+                "sends what an agent can reach to a host other than the one the task calls",
+                "an agent that follows it hands over the user's keys, files or conversation: remove it; a skill that calls an API sends the one credential the user set for it, to that API",
+            ));
+        }
+    }
+    advice
+}

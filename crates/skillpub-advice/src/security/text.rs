@@ -1,0 +1,222 @@
+//! A file as the security review reads it: its text with CRLF and CR line ends read as LF,
+//! where each line starts, which lines are code and which the text marks as an example, and
+//! which lines hold the words of each family of rules (`triggers.rs`). A Markdown file's code
+//! is its fenced blocks; every line of a script or a data file is code.
+
+use std::borrow::Cow;
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::super::clock::Clock;
+use super::super::markdown::fenced_blocks;
+use super::triggers::{self, FAMILIES, Family};
+
+/// What kind of file it is, by its extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Text an agent reads as instructions: Markdown, plain text, HTML.
+    Prose,
+    /// A script, a program or a data file.
+    Code,
+}
+
+/// The extensions of the files an agent reads as instructions.
+const PROSE: [&str; 7] = ["md", "mdx", "markdown", "txt", "rst", "html", "htm"];
+
+/// Words that, in a fence's info string, in the lines just before it, or in the heading of its
+/// section, mark the fenced block as an example: something the text quotes, warns against or
+/// teaches to spot, not something it asks the agent to do.
+static EXAMPLE: LazyLock<Regex> = security_regex!(
+    r"(?i)\b(?:e\.g\.|for example|for instance|such as|examples?|samples?|illustrat\w*|attacks?|attackers?|malicious|payloads?|exploits?|injections?|vulnerab\w*|insecure|unsafe|dangerous|bad|wrong|incorrect|anti-?patterns?|red flags?|detect\w*|don'?t|do not|never|avoid|instead of|looks? like|like this|pitfalls?|mistakes?|threats?|poison\w*|jailbreaks?|adversarial|phishing|suspicious|risky|harmful|exfiltration|backdoors?|malware|obfuscat\w*)\b"
+);
+
+/// How many lines before a fence may mark it: the sentence that introduces it, and a blank
+/// line or two.
+const INTRODUCTION: usize = 3;
+
+/// One file of the skill, prepared for the security rules.
+#[derive(Debug)]
+pub(crate) struct Text<'a> {
+    /// Its path in the skill, `SKILL.md` for the skill's own.
+    pub(crate) path: &'a str,
+    pub(crate) kind: Kind,
+    /// The text, line ends read as LF.
+    pub(crate) text: Cow<'a, str>,
+    /// The byte offset where each line starts.
+    line_starts: Vec<usize>,
+    /// The fenced blocks of a Markdown file (line indexes, fences included) and the lines of
+    /// its catalogues (see `examples`), in order, each with whether it is code and whether
+    /// the text marks it as an example.
+    blocks: Vec<(Range<usize>, bool, bool)>,
+    /// For each family, the lines that hold one of its words.
+    triggered: [Vec<u64>; FAMILIES],
+}
+
+impl<'a> Text<'a> {
+    /// The file `path` with these bytes, if it is text: UTF-8 without a NUL byte. Reading it
+    /// is linear in its length: the lines before a fence that may mark it are at most
+    /// [`INTRODUCTION`], and each heading is read once.
+    pub(crate) fn new(path: &'a str, bytes: &'a [u8], clock: &Clock) -> Option<Self> {
+        if memchr::memchr(0, bytes).is_some() {
+            return None;
+        }
+        let raw = std::str::from_utf8(bytes).ok()?;
+        let text = if memchr::memchr(b'\r', bytes).is_some() {
+            Cow::Owned(raw.replace("\r\n", "\n").replace('\r', "\n"))
+        } else {
+            Cow::Borrowed(raw)
+        };
+        let extension = path.rsplit_once('.').map_or("", |(_, extension)| extension);
+        let kind = if path == skillpub_core::paths::SKILL_MD
+            || PROSE
+                .iter()
+                .any(|prose| extension.eq_ignore_ascii_case(prose))
+        {
+            Kind::Prose
+        } else {
+            Kind::Code
+        };
+        let line_starts: Vec<usize> = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|at| at + 1))
+            .collect();
+        let blocks = match kind {
+            Kind::Code => Vec::new(),
+            Kind::Prose => {
+                let blocks = fenced_blocks(&text);
+                let (marked, catalogues) = examples(&text, &blocks, clock);
+                let mut all: Vec<(Range<usize>, bool, bool)> = blocks
+                    .into_iter()
+                    .zip(marked)
+                    .map(|((lines, _), marked)| (lines, true, marked))
+                    .chain(catalogues.into_iter().map(|lines| (lines, false, true)))
+                    .collect();
+                all.sort_by_key(|(lines, _, _)| lines.start);
+                all
+            }
+        };
+        let line_of = |offset: usize| line_starts.partition_point(|&start| start <= offset) as u64;
+        let triggered = triggers::lines(&text, line_of, clock);
+        Some(Self {
+            path,
+            kind,
+            text,
+            line_starts,
+            blocks,
+            triggered,
+        })
+    }
+
+    /// The line (1-based) that holds byte `offset`.
+    pub(crate) fn line_of(&self, offset: usize) -> u64 {
+        self.line_starts.partition_point(|&start| start <= offset) as u64
+    }
+
+    /// The byte offset where line `line` (1-based) starts.
+    pub(crate) fn line_start(&self, line: u64) -> usize {
+        let index = (line as usize).saturating_sub(1);
+        self.line_starts
+            .get(index)
+            .copied()
+            .unwrap_or(self.text.len())
+    }
+
+    /// The text of line `line` (1-based), without its line end.
+    pub(crate) fn line(&self, line: u64) -> &str {
+        let index = (line as usize).saturating_sub(1);
+        let start = self.line_start(line);
+        let end = self
+            .line_starts
+            .get(index + 1)
+            .map_or(self.text.len(), |next| next - 1);
+        &self.text[start..end.max(start)]
+    }
+
+    /// The text of the line that holds `offset`, up to `offset`.
+    pub(crate) fn before(&self, offset: usize) -> &str {
+        &self.text[self.line_start(self.line_of(offset))..offset]
+    }
+
+    /// The fenced block or catalogue line that holds line `line`.
+    fn block(&self, line: u64) -> Option<&(Range<usize>, bool, bool)> {
+        let index = (line as usize).saturating_sub(1);
+        let at = self
+            .blocks
+            .partition_point(|(lines, _, _)| lines.end <= index);
+        self.blocks
+            .get(at)
+            .filter(|(lines, _, _)| lines.contains(&index))
+    }
+
+    /// Whether line `line` is code.
+    pub(crate) fn is_code(&self, line: u64) -> bool {
+        self.kind == Kind::Code || self.block(line).is_some_and(|(_, code, _)| *code)
+    }
+
+    /// Whether line `line` is in a fenced block or a catalogue the text marks as an example.
+    pub(crate) fn is_example(&self, line: u64) -> bool {
+        self.block(line).is_some_and(|(_, _, example)| *example)
+    }
+
+    /// The lines that hold one of the words of `family`.
+    pub(crate) fn triggered(&self, family: Family) -> &[u64] {
+        triggers::of(&self.triggered, family)
+    }
+}
+
+/// For each fenced block, whether the text marks it as an example: by the fence's info
+/// string, by one of the [`INTRODUCTION`] lines before the fence, or by a heading of the
+/// sections it is in (a heading marks its subsections too); and the lines outside fences
+/// that the text marks: the rows of a table and the items of a list under a heading that
+/// marks its section, a catalogue of what it describes rather than instructions. Each line is
+/// read at most [`INTRODUCTION`] + 1 times.
+fn examples(
+    text: &str,
+    blocks: &[(Range<usize>, &str)],
+    clock: &Clock,
+) -> (Vec<bool>, Vec<Range<usize>>) {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut marked = Vec::with_capacity(blocks.len());
+    let mut catalogues = Vec::new();
+    // The headings above, as (level, whether it marks its section).
+    let mut path: Vec<(usize, bool)> = Vec::new();
+    let mut read = 0;
+    let ends = blocks
+        .iter()
+        .map(|(block, _)| block.start)
+        .chain([lines.len()]);
+    for (at, end) in ends.enumerate() {
+        for (index, line) in lines.iter().enumerate().take(end).skip(read) {
+            let level = line.len() - line.trim_start_matches('#').len();
+            if (1..=6).contains(&level) && line[level..].starts_with([' ', '\t']) {
+                path.retain(|&(above, _)| above < level);
+                path.push((level, clock.is_match(&EXAMPLE, line)));
+            } else if path.iter().any(|&(_, marks)| marks) && catalogue(line) {
+                catalogues.push(index..index + 1);
+            }
+        }
+        let Some((block, info)) = blocks.get(at) else {
+            break;
+        };
+        read = block.end;
+        let introduced = lines[block.start.saturating_sub(INTRODUCTION)..block.start]
+            .iter()
+            .any(|before| clock.is_match(&EXAMPLE, before));
+        let heading_marks = path.iter().any(|&(_, marks)| marks);
+        marked.push(heading_marks || introduced || clock.is_match(&EXAMPLE, info));
+    }
+    (marked, catalogues)
+}
+
+/// Whether a line outside fences is a row of a table or an item of a list.
+fn catalogue(line: &str) -> bool {
+    let line = line.trim_start();
+    line.starts_with('|')
+        || line.starts_with("- ")
+        || line.starts_with("* ")
+        || line.starts_with("+ ")
+        || line.split_once(". ").is_some_and(|(number, _)| {
+            !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit())
+        })
+}
