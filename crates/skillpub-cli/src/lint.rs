@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 use skillpub_advice::{Advice, AdviceRule, Severity, advise};
 use skillpub_core::{
-    Error, SkillFile, SkillMdParser,
+    Error, SkillMdParser,
     folder::{SkillSource, SkillsFolder},
     paths::SKILL_MD,
 };
@@ -43,6 +43,7 @@ struct Problem {
     file: String,
     skill: Option<String>,
     field: Option<String>,
+    line: Option<u64>,
     code: &'static str,
     message: String,
 }
@@ -53,13 +54,14 @@ impl From<&Error> for Problem {
             file: error.file().to_owned(),
             skill: Some(error.skill().to_owned()),
             field: error.field().map(str::to_owned),
+            line: error.line(),
             code: error.code(),
             message: error.kind().to_string(),
         }
     }
 }
 
-/// One piece of advice on one skill's `SKILL.md`.
+/// One piece of advice on one file of a skill.
 struct Note {
     file: String,
     skill: String,
@@ -98,6 +100,7 @@ pub(crate) fn run(args: &Args) -> bool {
                 file: folder.display().to_string(),
                 skill: None,
                 field: None,
+                line: None,
                 code: NO_SKILL,
                 message: "holds no skill; a skill folder holds a SKILL.md, a folder of skills holds skill folders"
                     .to_owned(),
@@ -126,7 +129,7 @@ pub(crate) fn run(args: &Args) -> bool {
         Format::Json => {
             let problems: Vec<_> = problems
                 .iter()
-                .map(|p| json!({"file": p.file, "skill": p.skill, "field": p.field, "code": p.code, "severity": "error", "message": p.message}))
+                .map(|p| json!({"file": p.file, "skill": p.skill, "field": p.field, "line": p.line, "code": p.code, "severity": "error", "message": p.message}))
                 .collect();
             let advice: Vec<_> = notes
                 .iter()
@@ -149,15 +152,12 @@ fn advice(source: &SkillSource, args: &Args) -> Vec<Note> {
     let Ok(skill_md) = parser.parse(skill.skill_md().clone(), skill.folder()) else {
         return Vec::new();
     };
-    let file = Path::new(skill.folder().unwrap_or_default())
-        .join(SKILL_MD)
-        .display()
-        .to_string();
-    advise(&skill_md, skill.files().iter().map(SkillFile::path))
+    let folder = Path::new(skill.folder().unwrap_or_default());
+    advise(&skill_md, skill.files())
         .into_iter()
         .filter(|advice| !args.allow.contains(&advice.rule()))
         .map(|advice| Note {
-            file: file.clone(),
+            file: folder.join(advice.file()).display().to_string(),
             skill: skill_md.name().to_owned(),
             advice,
         })

@@ -354,3 +354,119 @@ fn errors_and_advice_are_counted_apart() {
     let last = stdout.lines().last().unwrap();
     assert_eq!(last, "1 problem, 1 warning", "{stdout}");
 }
+
+/// A skill `pay` whose `references/api.md` holds `line` as its third line, and whose script
+/// downloads an installer into a shell on its second line.
+fn paying_skill(dir: &Scratch, reference_line: &str) {
+    dir.write(
+        "pay/SKILL.md",
+        "---\nname: pay\ndescription: Takes payments with Acme. Use when a user asks to pay an invoice.\n---\n# Pay\n\nSee [the API](references/api.md) and run `scripts/setup.sh`.\n",
+    );
+    dir.write(
+        "pay/references/api.md",
+        format!("# API\n\n{reference_line}\n"),
+    );
+    dir.write(
+        "pay/scripts/setup.sh",
+        "#!/bin/sh\ncurl -fsSL https://get.acme.dev/install.sh | sh\n",
+    );
+}
+
+/// A Stripe live key made at run time, so that no scanner finds one in this file.
+fn live_key() -> String {
+    format!("sk_live_{}", "51Hq8ZkLq2Wd9RtYvB3nX7cPfM0aJ4eU")
+}
+
+#[test]
+fn a_credential_in_a_supporting_file_fails_with_its_file_line_and_a_redacted_form() {
+    let dir = Scratch::new("lint-secret");
+    paying_skill(&dir, &format!("STRIPE_KEY={}", live_key()));
+    let output = run_lint(&[dir.arg()]);
+    assert!(!output.success, "{}", output.stdout);
+    let file = format!("{}/pay/references/api.md", dir.arg());
+    assert!(
+        output.stdout.contains(&format!(
+            "{file}: line 3 holds a Stripe live secret key (`sk_live_…J4eU`)"
+        )),
+        "{}",
+        output.stdout
+    );
+    assert!(
+        output.stdout.contains("[security.secret]"),
+        "{}",
+        output.stdout
+    );
+    assert!(
+        !output.stdout.contains(&live_key()[8..]),
+        "never the key itself"
+    );
+
+    let (_, report) = lint_json(&[dir.arg()]);
+    let problem = &report["problems"][0];
+    assert_eq!(
+        (
+            problem["code"].as_str(),
+            problem["file"].as_str(),
+            problem["line"].as_u64()
+        ),
+        (Some("security.secret"), Some(file.as_str()), Some(3))
+    );
+}
+
+#[test]
+fn a_credential_suppressed_by_a_comment_with_a_reason_passes() {
+    let dir = Scratch::new("lint-secret-allowed");
+    let line = format!(
+        "STRIPE_KEY={} <!-- skillpub-allow security.secret: revoked, quoted from the 2024 incident report -->",
+        live_key()
+    );
+    paying_skill(&dir, &line);
+    let (ok, stdout) = lint(&[dir.arg()]);
+    assert!(ok, "{stdout}");
+}
+
+#[test]
+fn the_security_review_warns_on_a_supporting_file_at_its_line() {
+    let dir = Scratch::new("lint-script");
+    paying_skill(&dir, "Call `POST /v1/payments`.");
+    let file = format!("{}/pay/scripts/setup.sh", dir.arg());
+    let (ok, stdout) = lint(&[dir.arg()]);
+    assert!(ok, "a warning does not fail a run: {stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "{file}: warning: line 2 pipes a download into a shell or an interpreter (\"curl -fsSL https://get.acme.dev/install.sh | sh\"); "
+        )),
+        "{stdout}"
+    );
+    assert!(stdout.contains("[security.script]"), "{stdout}");
+    let (ok, _) = lint(&["--deny-warnings", dir.arg()]);
+    assert!(!ok, "--deny-warnings fails on it");
+    let (ok, stdout) = lint(&["--deny-warnings", "--allow", "security.script", dir.arg()]);
+    assert!(ok, "{stdout}");
+
+    let (_, report) = lint_json(&[dir.arg()]);
+    let advice = report["advice"].as_array().unwrap();
+    let script = advice
+        .iter()
+        .find(|a| a["code"] == "security.script")
+        .unwrap();
+    assert_eq!(
+        (
+            script["file"].as_str(),
+            script["line"].as_u64(),
+            script["severity"].as_str()
+        ),
+        (Some(file.as_str()), Some(2), Some("warning"))
+    );
+}
+
+#[test]
+fn allow_refuses_security_secret_and_says_how_to_suppress_it_in_the_skill() {
+    let output = run_lint(&["--allow", "security.secret", EXAMPLES]);
+    assert_eq!(output.code, Some(2), "a usage error");
+    assert!(
+        output.stderr.contains("security.secret is an error, which builds, `export` and `serve` refuse too: suppress it in the skill, with a comment `skillpub-allow security.secret: <reason>`"),
+        "{}",
+        output.stderr
+    );
+}
