@@ -13,15 +13,16 @@ use serde_json::Value;
 use skillpub_core::paths::INDEX_PATH;
 use url::Url;
 
-use super::link::Advertised;
-use super::table::Finding;
-use super::{CODED, CheckKind, Grade, Lines, Run};
-use crate::client::{ClientError, index_url};
-use crate::fetch::{FetchError, Fetched, Transport};
+use skillpub_client::{ClientError, FetchError, Fetched, Transport, index_url};
 
-/// A target given to `check`, once classified (see [`check`](super::check)).
+use crate::grade::Grade;
+use crate::link::Advertised;
+use crate::run::{CODED, Lines, Run};
+use crate::table::{CheckKind, Finding};
+
+/// A target given to `check`, once classified (see [`check`](crate::check)).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Target {
+pub(crate) enum Target {
     /// An index URL, or the well-known index of an origin: checked as it is.
     Index(Url),
     /// A URL with a path: a page when its answer names an index in a `Link`, else the prefix
@@ -39,7 +40,7 @@ pub(super) enum Target {
 impl Target {
     /// Classifies a target by its URL alone; a path is told apart from a page later, by its
     /// answer.
-    pub(super) fn parse(target: &str, page: bool) -> Result<Self, ClientError> {
+    pub(crate) fn parse(target: &str, page: bool) -> Result<Self, ClientError> {
         let index = index_url(target)?;
         let mut url = Url::parse(target).map_err(|_| ClientError::BadTarget(target.to_owned()))?;
         url.set_fragment(None);
@@ -54,7 +55,7 @@ impl Target {
 }
 
 /// The well-known index of the origin of `url`.
-pub(super) fn well_known(url: &Url) -> Url {
+pub(crate) fn well_known(url: &Url) -> Url {
     let mut index = url.clone();
     index.set_path(INDEX_PATH);
     index.set_query(None);
@@ -94,7 +95,7 @@ fn client_url(index: &Url) -> String {
 impl<T: Transport + Sync> Run<'_, T> {
     /// A target with a path: a page when its answer names an index in a `Link`, else a
     /// prefix, checked as before.
-    pub(super) fn path(&self, out: &mut Lines, url: &Url, prefix_index: &Url) -> Grade {
+    pub(crate) fn path(&self, out: &mut Lines, url: &Url, prefix_index: &Url) -> Grade {
         let page = self.client.request(&Method::GET, url, CODED);
         if let Ok(page) = &page {
             let advertised = Advertised::read(&page.headers, &page.url);
@@ -146,7 +147,7 @@ impl<T: Transport + Sync> Run<'_, T> {
     }
 
     /// A page, as the caller said: its `Link`, if any, and its origin's well-known index.
-    pub(super) fn page(&self, out: &mut Lines, url: &Url) -> Grade {
+    pub(crate) fn page(&self, out: &mut Lines, url: &Url) -> Grade {
         let (grade, chosen) = match self.client.request(&Method::GET, url, CODED) {
             Ok(page) => {
                 let advertised = Advertised::read(&page.headers, &page.url);

@@ -5,7 +5,7 @@
 ///
 /// `kinds` has one line per check: its variant, its code, the status of a line that reports a
 /// problem with it (`Fail` for a MUST, `Warn` for a SHOULD), a short title (what holds when it
-/// passes) and how to fix it; the macro makes [`CheckKind`](super::CheckKind) and its
+/// passes) and how to fix it; the macro makes [`CheckKind`](crate::CheckKind) and its
 /// accessors, and the variant's docs from the title and the fix. `messages` has one line per
 /// message: `ok` or `problem`, a constructor's name and arguments, and its template; the
 /// macro makes a `Finding` constructor that takes the kind first, so a message can serve the
@@ -72,7 +72,7 @@ macro_rules! checks {
 
         impl Finding {
             $(
-                pub(super) fn $make(kind: CheckKind, $($arg: $ty),*) -> Self {
+                pub(crate) fn $make(kind: CheckKind, $($arg: $ty),*) -> Self {
                     Self::new(kind, checks!(@status $outcome kind), format!($message))
                 }
             )*

@@ -5,12 +5,10 @@ use std::fmt;
 
 use serde_json::json;
 
-use super::grade::Grade;
-use super::table::CheckKind;
-use crate::client::ClientError;
-use crate::fetch::FetchError;
-use crate::index::{EntryError, IndexError};
-use crate::unpack::UnpackError;
+use skillpub_client::{ClientError, EntryError, FetchError, IndexError, UnpackError};
+
+use crate::grade::Grade;
+use crate::table::CheckKind;
 
 /// The outcome of one check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,7 +27,7 @@ impl Status {
     /// # Example
     ///
     /// ```
-    /// use skillpub_client::Status;
+    /// use skillpub_check::Status;
     ///
     /// assert_eq!(Status::Fail.label(), "FAIL");
     /// ```
@@ -154,7 +152,7 @@ impl Report {
     /// # Example
     ///
     /// ```
-    /// use skillpub_client::{Check, CheckKind, Report, Status};
+    /// use skillpub_check::{Check, CheckKind, Report, Status};
     ///
     /// let report = Report {
     ///     target: "https://example.com".into(),

@@ -1,15 +1,5 @@
-//! Every check of `skillpub check`: what a strict client needs from a site, one line each,
-//! each with a stable code from [the table](CheckKind).
-
-#[macro_use]
-mod macros;
-mod discovery;
-mod grade;
-mod link;
-mod report;
-mod table;
-#[cfg(test)]
-mod tests;
+//! Running every check of `skillpub check` against a target: the options of a run, the order
+//! of the checks, and the downloads done a few at a time.
 
 use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -26,14 +16,15 @@ use skillpub_core::{
 };
 use url::Url;
 
-pub use grade::{Grade, GradeStatus};
-pub use report::{Cause, Check, Report, Status};
-pub use table::{CheckKind, UnknownCode};
+use skillpub_client::{
+    ACCEPT_ENCODING, Client, ClientError, Entry, FetchError, Fetched, FetchedSkill, Transport,
+    Version,
+};
 
-use crate::client::{Client, ClientError, FetchedSkill};
-use crate::fetch::{ACCEPT_ENCODING, FetchError, Fetched, Transport};
-use crate::index::{self, Entry, Version};
-use table::Finding;
+use crate::discovery;
+use crate::grade::Grade;
+use crate::report::{Check, Report};
+use crate::table::{CheckKind, Finding};
 
 /// Called as each artifact download starts, with (position, total, url); from several
 /// threads at once, since downloads run concurrently.
@@ -79,7 +70,7 @@ const REPRESENTATION: [&str; 7] = [
 const MISSING_SKILL: &str = "skillpub-check-no-such-skill-7f3a/SKILL.md";
 
 /// The headers of every GET and HEAD of the checks: what a real client sends.
-const CODED: &[(&str, &str)] = &[("accept-encoding", ACCEPT_ENCODING)];
+pub(crate) const CODED: &[(&str, &str)] = &[("accept-encoding", ACCEPT_ENCODING)];
 
 /// Runs every check against a target, within the client's limits and deadline. Entries are
 /// checked [`CONCURRENT_FETCHES`] at a time; the report lists them in index order. Every line
@@ -113,7 +104,8 @@ const CODED: &[(&str, &str)] = &[("accept-encoding", ACCEPT_ENCODING)];
 ///
 /// ```no_run
 /// use std::time::{Duration, Instant};
-/// use skillpub_client::{CheckKind, CheckOptions, Client, HttpTransport, check};
+/// use skillpub_check::{CheckKind, CheckOptions, check};
+/// use skillpub_client::{Client, HttpTransport};
 ///
 /// let client = Client::new(HttpTransport::new(Duration::from_secs(15)))
 ///     .with_deadline(Instant::now() + Duration::from_secs(120));
@@ -138,10 +130,10 @@ pub fn check<T: Transport + Sync>(
 
 /// The lines of a run, or of one entry, in order.
 #[derive(Default)]
-struct Lines(Vec<Check>);
+pub(crate) struct Lines(pub(crate) Vec<Check>);
 
 impl Lines {
-    fn push(&mut self, subject: &str, finding: Finding) {
+    pub(crate) fn push(&mut self, subject: &str, finding: Finding) {
         self.0.push(Check {
             kind: finding.kind,
             status: finding.status,
@@ -172,9 +164,9 @@ const ARTIFACT: Probes = Probes {
     head_parity: CheckKind::EntryHeadParity,
 };
 
-struct Run<'a, T> {
-    client: &'a Client<T>,
-    options: &'a CheckOptions<'a>,
+pub(crate) struct Run<'a, T> {
+    pub(crate) client: &'a Client<T>,
+    pub(crate) options: &'a CheckOptions<'a>,
 }
 
 /// One download of the run that can go on beside the others.
@@ -209,7 +201,7 @@ impl<T: Transport + Sync> Run<'_, T> {
     }
 
     /// Every check of an index and its entries, from the answer to its `GET`.
-    fn index(&self, out: &mut Lines, answer: Result<Fetched, FetchError>) {
+    pub(crate) fn index(&self, out: &mut Lines, answer: Result<Fetched, FetchError>) {
         let index_response = match answer {
             Ok(response) => response,
             Err(error) => return out.push("index", Finding::failed("GET", error)),
@@ -219,7 +211,7 @@ impl<T: Transport + Sync> Run<'_, T> {
         }
         self.head_parity(out, "index", INDEX, &index_response, CODED);
         self.one_etag_one_body(out, "index", &index_response);
-        let index = match index::parse(&index_response.url, &index_response.body) {
+        let index = match skillpub_client::parse(&index_response.url, &index_response.body) {
             Ok(index) => index,
             Err(error) => return out.push("index", Finding::index(error)),
         };
@@ -583,7 +575,7 @@ fn differences(get: &HeaderMap, head: &HeaderMap) -> Vec<String> {
 /// the paths of its files (none for a `skill-md` entry, so a reference to another file is
 /// missing as served). One `ok` line stands for a skill without warnings. The advice stops at
 /// the run's deadline, as downloads do: its time grows with a text the server chose.
-fn advise(out: &mut Lines, name: &str, skill: &FetchedSkill, deadline: Option<Instant>) {
+pub(crate) fn advise(out: &mut Lines, name: &str, skill: &FetchedSkill, deadline: Option<Instant>) {
     let Ok(skill_md) = SkillMd::parse(skill.skill_md.clone(), Some(name)) else {
         return;
     };
@@ -609,7 +601,7 @@ fn advise(out: &mut Lines, name: &str, skill: &FetchedSkill, deadline: Option<In
 /// The line of one problem the core's validation found in a fetched `SKILL.md`, with the
 /// core error as its cause: a frontmatter name other than the entry's is `skill.name`,
 /// anything else `skill.frontmatter`.
-fn invalid_skill_md(name: &str, error: skillpub_core::Error) -> Finding {
+pub(crate) fn invalid_skill_md(name: &str, error: skillpub_core::Error) -> Finding {
     let kind = CheckKind::SkillFrontmatter;
     let finding = match (error.kind(), error.field()) {
         (ErrorKind::NameFolderMismatch { name: found, .. }, _) => {

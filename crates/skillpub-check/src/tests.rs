@@ -6,8 +6,17 @@
 use std::collections::HashSet;
 use std::fmt::Write;
 
-use super::*;
-use crate::index::{EntryError, Severity};
+use std::time::Instant;
+
+use http::{HeaderMap, StatusCode};
+use skillpub_client::{ClientError, EntryError, Fetched, FetchedSkill, Severity};
+use skillpub_core::{ErrorKind, SkillMd};
+use url::Url;
+
+use crate::report::{Cause, Check, Report, Status};
+use crate::run::{Lines, advise, invalid_skill_md};
+use crate::table::{CheckKind, Finding, UnknownCode};
+use crate::{Grade, GradeStatus};
 
 const CHECKS_MD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/docs/checks.md");
 

@@ -3,9 +3,8 @@
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
-use skillpub_client::{
-    CheckOptions, Client, HttpTransport, Limits, MAX_TIMEOUT, Policy, Progress, check,
-};
+use skillpub_check::{CheckOptions, Progress, check};
+use skillpub_client::{Client, HttpTransport, Limits, MAX_TIMEOUT, Policy};
 
 use crate::Format;
 

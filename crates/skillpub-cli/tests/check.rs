@@ -226,10 +226,7 @@ async fn json_output_is_one_report() {
     for check in report.checks() {
         assert_eq!(check["status"], "ok", "{check}");
         let code = check["code"].as_str().expect("every line has a code");
-        assert!(
-            code.parse::<skillpub_client::CheckKind>().is_ok(),
-            "{check}"
-        );
+        assert!(code.parse::<skillpub_check::CheckKind>().is_ok(), "{check}");
     }
     for code in [
         "index.status",
@@ -764,7 +761,7 @@ async fn entries_are_fetched_a_few_at_a_time_and_reported_in_index_order() {
     assert!(passed, "{:#}", report.0);
     let most = most.load(std::sync::atomic::Ordering::SeqCst);
     assert!(
-        (2..=skillpub_client::CONCURRENT_FETCHES).contains(&most),
+        (2..=skillpub_check::CONCURRENT_FETCHES).contains(&most),
         "{most} requests at once"
     );
     let subjects: Vec<&str> = report

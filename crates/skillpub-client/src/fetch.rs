@@ -219,8 +219,8 @@ pub enum FetchError {
 /// One answer as a transport returns it: status, headers, and the body as sent.
 pub type RawAnswer = (StatusCode, HeaderMap, Vec<u8>);
 
-/// How requests reach a server: over HTTP with [`HttpTransport`](crate::HttpTransport), or in
-/// process with the `tower` feature's transport.
+/// How requests reach a server: over HTTP with `HttpTransport` (feature `http`), or in process
+/// with `ServiceTransport` (feature `tower`).
 ///
 /// A transport sends exactly one request and does not follow redirects; [`send`] does.
 pub trait Transport {

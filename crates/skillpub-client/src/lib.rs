@@ -1,4 +1,5 @@
-//! A strict Agent Skills Discovery client, and the checks behind `skillpub check`.
+//! A strict Agent Skills Discovery client: discover an index, fetch artifacts, verify their
+//! digests and unpack archives safely, within limits.
 //!
 //! - [`Client`] discovers an index (`.well-known/agent-skills/index.json` under an origin and
 //!   the path it is given, such as `https://example.com/tenant`, or any index URL), follows up
@@ -21,16 +22,9 @@
 //!   client's limits, not to the publisher's path rules and limits.
 //! - Time: each request (each redirect hop is one), body included, ends within the transport's
 //!   timeout; [`Client::with_deadline`] bounds everything done through the client, requests
-//!   and unpacking alike, and [`check`]'s authoring advice on each fetched `SKILL.md`, which
-//!   is linear in the text and stops at the deadline. Durations are saturated at
-//!   [`MAX_TIMEOUT`], never an overflow.
-//! - [`check`] runs every check of `skillpub check` against a site through any [`Transport`],
-//!   [`CONCURRENT_FETCHES`] entries at a time, and reports them in index order, each line
-//!   with a stable code ([`CheckKind`], listed [below](#check-codes)). Text from the server is
-//!   shown with control, bidirectional and invisible characters escaped. It takes an origin, a
-//!   path prefix, an index URL or a page, whose `Link` with `rel="agent-skills"` (RFC 8288) it
-//!   follows and compares with the origin's well-known index; and it grades the well-known
-//!   index as the aiSiteReady scanner does ([`Grade`]), which is looser than the checks.
+//!   and unpacking alike. Durations are saturated at [`MAX_TIMEOUT`], never an overflow.
+//! - A [`Transport`] sends one request: [`HttpTransport`] over the network (feature `http`,
+//!   on by default), `ServiceTransport` to a tower service in process (feature `tower`).
 //! - Errors keep their cause: [`ClientError`], [`FetchError`] and [`UnpackError`] return the
 //!   error they wrap from [`Error::source`](std::error::Error::source), down to what the HTTP
 //!   stack, a decoder or an archive reader said ([`SourceError`]).
@@ -67,26 +61,27 @@
 //! # Ok::<(), skillpub_client::ClientError>(())
 //! ```
 //!
-//! # Check codes
+//! The checks of `skillpub check`, which run on this client, are in
+//! [`skillpub-check`](https://docs.rs/skillpub-check).
 //!
-#![doc = include_str!("docs/checks.md")]
+//! # Crate features
+//!
+//! | Name | Description | Default |
+//! |---|---|---|
+//! | `http` | [`HttpTransport`]: fetch over HTTP(S) with ureq and rustls (no OpenSSL) | yes |
+//! | `tower` | `ServiceTransport`: fetch from a tower service in process, such as an axum `Router` | no |
 
-mod check;
 mod client;
 mod fetch;
 #[cfg(feature = "http")]
 mod http;
 mod index;
-mod source;
 #[cfg(feature = "tower")]
-pub mod testing;
+mod service;
+mod source;
 mod unpack;
 
-pub use check::{
-    CONCURRENT_FETCHES, Cause, Check, CheckKind, CheckOptions, Grade, GradeStatus, Progress,
-    Report, Status, UnknownCode, check,
-};
-pub use client::{Client, ClientError, FetchedSkill};
+pub use client::{Client, ClientError, FetchedSkill, index_url};
 pub use fetch::{
     ACCEPT_ENCODING, DEFAULT_MAX_BODY, DEFAULT_MAX_FILES, DEFAULT_MAX_UNPACKED, DEFAULT_TIMEOUT,
     FetchError, Fetched, Limits, MAX_CODINGS, MAX_REDIRECTS, MAX_TIMEOUT, Policy, RawAnswer,
@@ -97,6 +92,8 @@ pub use http::HttpTransport;
 pub use index::{
     Entry, EntryError, EntryProblem, Index, IndexError, LegacyEntry, Severity, Version, parse,
 };
+#[cfg(feature = "tower")]
+pub use service::ServiceTransport;
 /// How an [`Entry`]'s artifact is distributed: the core's type, named here too since every
 /// entry holds one.
 pub use skillpub_core::index::ArtifactKind;
