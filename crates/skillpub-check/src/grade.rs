@@ -13,7 +13,7 @@ use url::{Host, Url};
 
 use skillpub_client::{FetchError, Fetched};
 
-use crate::discovery::well_known;
+use crate::target::well_known;
 
 /// The status the aiSiteReady scanner gives a site's `agent_skills` check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -45,19 +45,25 @@
 
 #[macro_use]
 mod macros;
+mod check;
 mod discovery;
 mod grade;
 mod link;
+mod options;
+mod outcome;
 mod report;
 mod run;
 mod table;
+mod target;
 #[cfg(feature = "tower")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
 pub mod testing;
 #[cfg(test)]
 mod tests;
 
+pub use check::check;
 pub use grade::{Grade, GradeStatus};
-pub use report::{Cause, Check, Report, Status};
-pub use run::{CONCURRENT_FETCHES, CheckOptions, Progress, check};
+pub use options::{CONCURRENT_FETCHES, CheckOptions, Progress};
+pub use outcome::{Cause, Status};
+pub use report::{Check, Report};
 pub use table::{CheckKind, UnknownCode};

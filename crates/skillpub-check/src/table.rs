@@ -25,7 +25,7 @@ use url::Url;
 use skillpub_client::{ClientError, EntryError, FetchError, IndexError, UnpackError, UnpackNote};
 
 use crate::link::Malformed;
-use crate::report::{Cause, Status};
+use crate::outcome::{Cause, Status};
 
 checks! {
     /// What a line of a `skillpub check` report is about: one kind per check, each with a

@@ -28,8 +28,9 @@ use http::{Request, Response};
 use skillpub_client::Client;
 use tower::Service;
 
+use crate::check::check;
+use crate::options::CheckOptions;
 use crate::report::Report;
-use crate::run::{CheckOptions, check};
 
 /// The error type `http-body-util` boxes body errors into, which the transport takes.
 type BoxError = Box<dyn std::error::Error + Send + Sync>;

@@ -13,8 +13,9 @@ use skillpub_client::{ClientError, EntryError, Fetched, FetchedSkill, Severity};
 use skillpub_core::{ErrorKind, SkillMd};
 use url::Url;
 
-use crate::report::{Cause, Check, Report, Status};
-use crate::run::{Lines, advise, invalid_skill_md};
+use crate::outcome::{Cause, Status};
+use crate::report::{Check, Lines, Report};
+use crate::run::{advise, invalid_skill_md};
 use crate::table::{CheckKind, Finding, UnknownCode};
 use crate::{Grade, GradeStatus};
 
