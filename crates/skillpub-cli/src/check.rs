@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use skillpub_check::{CheckOptions, Progress, check};
 use skillpub_client::{Client, HttpTransport, Limits, MAX_TIMEOUT, Policy};
 
-use crate::Format;
+use crate::output::Format;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {

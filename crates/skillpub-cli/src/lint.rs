@@ -11,7 +11,7 @@ use skillpub_core::{
     paths::SKILL_MD,
 };
 
-use crate::Format;
+use crate::output::Format;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
