@@ -1,6 +1,8 @@
 //! Authoring advice on Agent Skills: what makes a valid skill hard for an agent to pick or to
 //! use, from the Agent Skills authoring guidance and the aiSiteReady guide. Each rule is a
-//! warning (or an info) with a stable code, never an error: the skill still publishes.
+//! warning (or an info) with a stable code, never an error: the skill still publishes. The
+//! scale is the core's [`Severity`](skillpub_core::spec::Severity), shared with the client and
+//! the checks.
 //!
 //! The rules read a [`SkillMd`] that passed the specification's rules (skillpub-core's
 //! [`SkillMd::parse`]) and the paths of the skill's other files, and nothing else, so
@@ -11,8 +13,8 @@
 //! # Example
 //!
 //! ```
-//! use skillpub_advice::{AdviceRule, Severity, advise};
-//! use skillpub_core::SkillMd;
+//! use skillpub_advice::{AdviceRule, advise};
+//! use skillpub_core::{SkillMd, spec::Severity};
 //!
 //! let skill_md = SkillMd::parse(
 //!     "---\nname: pdf\ndescription: Extracts the text and tables of PDF files.\n---\nSee [forms](references/forms.md).\n",
@@ -69,39 +71,7 @@ use links::Files;
 use markdown::{Markdown, collapse_whitespace};
 use skillpub_core::SkillMd;
 use skillpub_core::paths::SKILL_MD;
-
-/// How much a piece of advice matters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Severity {
-    /// Worth changing: agents pick or use the skill worse without the change.
-    /// `skillpub lint --deny-warnings` fails on it.
-    Warning,
-    /// Worth knowing; nothing to change for most skills.
-    Info,
-}
-
-impl Severity {
-    /// `warning` or `info`, as `skillpub lint` prints it.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// assert_eq!(skillpub_advice::Severity::Info.label(), "info");
-    /// ```
-    #[must_use]
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::Warning => "warning",
-            Self::Info => "info",
-        }
-    }
-}
-
-impl fmt::Display for Severity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.label())
-    }
-}
+use skillpub_core::spec::Severity;
 
 /// Declares every rule: its variant, its code, its severity and what it says, in one table.
 macro_rules! rules {
@@ -115,7 +85,8 @@ macro_rules! rules {
         /// # Example
         ///
         /// ```
-        /// use skillpub_advice::{AdviceRule, Severity};
+        /// use skillpub_advice::AdviceRule;
+        /// use skillpub_core::spec::Severity;
         ///
         /// let rule: AdviceRule = "description.no-trigger".parse().unwrap();
         /// assert_eq!(rule, AdviceRule::DescriptionNoTrigger);

@@ -1,6 +1,7 @@
 //! What one check found: its outcome, and the typed error behind it.
 
 use skillpub_client::{ClientError, EntryError, FetchError, IndexError, UnpackError};
+use skillpub_core::spec::Severity;
 
 /// The outcome of one check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,6 +30,28 @@ impl Status {
             Self::Ok => "ok",
             Self::Warn => "warn",
             Self::Fail => "FAIL",
+        }
+    }
+}
+
+/// The status of a line that reports something of this severity: an error fails, a warning
+/// warns, an info is `ok`.
+///
+/// # Example
+///
+/// ```
+/// use skillpub_check::Status;
+/// use skillpub_core::spec::Severity;
+///
+/// assert_eq!(Status::from(Severity::Error), Status::Fail);
+/// assert_eq!(Status::from(Severity::Info), Status::Ok);
+/// ```
+impl From<Severity> for Status {
+    fn from(severity: Severity) -> Self {
+        match severity {
+            Severity::Info => Self::Ok,
+            Severity::Warning => Self::Warn,
+            Severity::Error => Self::Fail,
         }
     }
 }

@@ -6,12 +6,12 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use http::{HeaderMap, Method, StatusCode};
-use skillpub_advice::Severity;
 use skillpub_core::{
     ErrorKind, SkillMd,
     index::ArtifactKind,
     media::{GZIP, JSON, MARKDOWN, PLAIN_TEXT, ZIP, essence},
     origin::{DEV_PORTS, is_local_host},
+    spec::Severity,
 };
 use url::Url;
 

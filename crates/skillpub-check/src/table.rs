@@ -18,8 +18,8 @@
 //! family: a variant added to the client gets its own code here in the same change.
 
 use http::StatusCode;
-use skillpub_advice::{Advice, AdviceDeadline, Severity};
-use skillpub_core::{Digest, ErrorKind, index::SCHEMA_URI, paths::SKILL_MD};
+use skillpub_advice::{Advice, AdviceDeadline};
+use skillpub_core::{Digest, ErrorKind, index::SCHEMA_URI, paths::SKILL_MD, spec::Severity};
 use url::Url;
 
 use skillpub_client::{ClientError, EntryError, FetchError, IndexError, UnpackError, UnpackNote};
@@ -40,11 +40,12 @@ checks! {
     /// # Example
     ///
     /// ```
-    /// use skillpub_check::{CheckKind, Status};
+    /// use skillpub_check::CheckKind;
+    /// use skillpub_core::spec::Severity;
     ///
     /// let kind: CheckKind = "entry.digest".parse().unwrap();
     /// assert_eq!(kind, CheckKind::EntryDigest);
-    /// assert_eq!(kind.severity(), Status::Fail);
+    /// assert_eq!(kind.severity(), Severity::Error);
     /// assert!(CheckKind::ALL.iter().all(|kind| kind.code().parse() == Ok(*kind)));
     /// ```
     kinds {
@@ -338,13 +339,14 @@ impl Finding {
 
     /// A problem whose message is its error's, under `kind`'s code.
     fn problem(kind: CheckKind, error: impl std::fmt::Display + Into<Cause>) -> Self {
-        Self::new(kind, kind.severity(), error.to_string()).because(error)
+        Self::new(kind, kind.severity().into(), error.to_string()).because(error)
     }
 
     /// A request that failed (`request` says which: `GET`, `HEAD`...).
     pub(crate) fn failed(request: &str, error: FetchError) -> Self {
         let kind = fetch_kind(&error);
-        Self::new(kind, kind.severity(), format!("{request} failed: {error}")).because(error)
+        let status = kind.severity().into();
+        Self::new(kind, status, format!("{request} failed: {error}")).because(error)
     }
 
     /// A target that is not an index URL or an origin.
@@ -416,19 +418,14 @@ impl Finding {
             }
             _ => CheckKind::ArchiveLinkSkipped,
         };
-        Self::new(kind, kind.severity(), note.to_string())
+        Self::new(kind, kind.severity().into(), note.to_string())
     }
 
     /// One piece of the authoring advice on a fetched `SKILL.md`, its rule's code in
     /// brackets: a warning is a `warn` line, an info an `ok` line.
     pub(crate) fn advice(advice: Advice) -> Self {
-        let kind = CheckKind::SkillAdvice;
-        let status = match advice.severity() {
-            Severity::Warning => kind.severity(),
-            Severity::Info => Status::Ok,
-        };
         let message = format!("{advice} [{}]", advice.code());
-        Self::new(kind, status, message).because(advice)
+        Self::new(CheckKind::SkillAdvice, advice.severity().into(), message).because(advice)
     }
 
     /// The deadline passed while the authoring advice ran on a fetched `SKILL.md`: none of
@@ -436,7 +433,7 @@ impl Finding {
     pub(crate) fn advice_deadline(error: AdviceDeadline) -> Self {
         let kind = CheckKind::RunMaxTime;
         let message = format!("{error} (skillpub check --max-time); {SKILL_MD} got no advice");
-        Self::new(kind, kind.severity(), message).because(error)
+        Self::new(kind, kind.severity().into(), message).because(error)
     }
 
     /// A fetched artifact that cannot be used, other than for the skill's rules (the caller

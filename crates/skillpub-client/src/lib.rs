@@ -89,9 +89,7 @@ pub use fetch::{
 };
 #[cfg(feature = "http")]
 pub use http::HttpTransport;
-pub use index::{
-    Entry, EntryError, EntryProblem, Index, IndexError, LegacyEntry, Severity, Version, parse,
-};
+pub use index::{Entry, EntryError, EntryProblem, Index, IndexError, LegacyEntry, Version, parse};
 #[cfg(feature = "tower")]
 pub use service::ServiceTransport;
 /// How an [`Entry`]'s artifact is distributed: the core's type, named here too since every
