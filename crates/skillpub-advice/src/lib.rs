@@ -1,8 +1,7 @@
 //! Authoring advice on Agent Skills: what makes a valid skill hard for an agent to pick or to
 //! use, from the Agent Skills authoring guidance and the aiSiteReady guide. Each rule is a
 //! warning (or an info) with a stable code, never an error: the skill still publishes. The
-//! scale is the core's [`Severity`](skillpub_core::spec::Severity), shared with the client and
-//! the checks.
+//! scale is the core's [`Severity`], shared with the client and the checks.
 //!
 //! The rules read a [`SkillMd`] that passed the specification's rules (skillpub-core's
 //! [`SkillMd::parse`]) and the paths of the skill's other files, and nothing else, so

@@ -1,6 +1,8 @@
 //! What one check found: its outcome, and the typed error behind it.
 
-use skillpub_client::{ClientError, EntryError, FetchError, IndexError, UnpackError};
+use skillpub_client::index::{EntryError, IndexError};
+use skillpub_client::unpack::UnpackError;
+use skillpub_client::{ClientError, FetchError};
 use skillpub_core::spec::Severity;
 
 /// The outcome of one check.

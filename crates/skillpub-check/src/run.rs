@@ -15,10 +15,9 @@ use skillpub_core::{
 };
 use url::Url;
 
-use skillpub_client::{
-    ACCEPT_ENCODING, Client, ClientError, Entry, FetchError, Fetched, FetchedSkill, Transport,
-    Version,
-};
+use skillpub_client::fetch::ACCEPT_ENCODING;
+use skillpub_client::index::Version;
+use skillpub_client::{Client, ClientError, Entry, FetchError, Fetched, FetchedSkill, Transport};
 
 use crate::options::{CONCURRENT_FETCHES, CheckOptions};
 use crate::report::Lines;
@@ -87,7 +86,7 @@ impl<T: Transport + Sync> Run<'_, T> {
         }
         self.head_parity(out, "index", INDEX, &index_response, CODED);
         self.one_etag_one_body(out, "index", &index_response);
-        let index = match skillpub_client::parse(&index_response.url, &index_response.body) {
+        let index = match skillpub_client::index::parse(&index_response.url, &index_response.body) {
             Ok(index) => index,
             Err(error) => return out.push("index", Finding::index(error)),
         };

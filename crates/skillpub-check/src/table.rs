@@ -22,7 +22,9 @@ use skillpub_advice::{Advice, AdviceDeadline};
 use skillpub_core::{Digest, ErrorKind, index::SCHEMA_URI, paths::SKILL_MD, spec::Severity};
 use url::Url;
 
-use skillpub_client::{ClientError, EntryError, FetchError, IndexError, UnpackError, UnpackNote};
+use skillpub_client::index::{EntryError, IndexError};
+use skillpub_client::unpack::{UnpackError, UnpackNote};
+use skillpub_client::{ClientError, FetchError};
 
 use crate::link::Malformed;
 use crate::outcome::{Cause, Status};

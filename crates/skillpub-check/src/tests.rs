@@ -9,7 +9,8 @@ use std::fmt::Write;
 use std::time::Instant;
 
 use http::{HeaderMap, StatusCode};
-use skillpub_client::{ClientError, EntryError, Fetched, FetchedSkill};
+use skillpub_client::index::EntryError;
+use skillpub_client::{ClientError, Fetched, FetchedSkill};
 use skillpub_core::{ErrorKind, SkillMd, spec::Severity};
 use url::Url;
 

@@ -12,7 +12,7 @@ use skillpub_core::{
 };
 use url::Url;
 
-use crate::fetch::{ACCEPT_ENCODING, FetchError, Fetched, Limits, Policy, Transport, send};
+use crate::fetch::{ACCEPT_ENCODING, FetchError, Fetched, HostPolicy, Limits, Transport, send};
 use crate::index::{self, Entry, Index, IndexError};
 use crate::unpack::{self, UnpackError, UnpackNote, UnpackedFile};
 
@@ -36,7 +36,7 @@ use crate::unpack::{self, UnpackError, UnpackNote, UnpackedFile};
 #[derive(Debug, Clone)]
 pub struct Client<T> {
     transport: T,
-    policy: Policy,
+    policy: HostPolicy,
     limits: Limits,
     deadline: Option<Instant>,
 }
@@ -149,7 +149,7 @@ impl<T: Transport> Client<T> {
     pub fn new(transport: T) -> Self {
         Self {
             transport,
-            policy: Policy::default(),
+            policy: HostPolicy::default(),
             limits: Limits::default(),
             deadline: None,
         }
@@ -186,7 +186,7 @@ impl<T: Transport> Client<T> {
 
     /// Replaces the host policy (private hosts, origin allowlist).
     #[must_use]
-    pub fn with_policy(mut self, policy: Policy) -> Self {
+    pub fn with_policy(mut self, policy: HostPolicy) -> Self {
         self.policy = policy;
         self
     }
@@ -274,7 +274,7 @@ impl<T: Transport> Client<T> {
         })
     }
 
-    /// Fetches an entry's artifact (sending [`ACCEPT_ENCODING`](crate::ACCEPT_ENCODING)),
+    /// Fetches an entry's artifact (sending [`ACCEPT_ENCODING`](crate::fetch::ACCEPT_ENCODING)),
     /// checks the digest of the decoded body before using a byte of it, unpacks an archive
     /// within the limits, and validates the skill (its name must equal the entry's).
     ///
@@ -409,10 +409,12 @@ mod tests {
     use crate::source::SourceError;
 
     fn client() -> Client<HttpTransport> {
-        Client::new(HttpTransport::allowing_private(Duration::from_secs(5))).with_policy(Policy {
-            allow_private: true,
-            allowlist: None,
-        })
+        Client::new(HttpTransport::allowing_private(Duration::from_secs(5))).with_policy(
+            HostPolicy {
+                allow_private: true,
+                allowlist: None,
+            },
+        )
     }
 
     /// The errors from `error` down, each as `Error::source` gives it.

@@ -6,11 +6,15 @@ use serde_json::{Map, Value};
 use skillpub_core::{
     Digest, ErrorKind,
     digest::DigestParseError,
-    index::{ArtifactKind, SCHEMA_URI},
+    index::SCHEMA_URI,
     paths::SKILL_MD,
     spec::{MAX_DESCRIPTION_LENGTH, Severity, validate_name},
 };
 use url::Url;
+
+/// How an [`Entry`]'s artifact is distributed: the core's type, named here too since every
+/// entry holds one.
+pub use skillpub_core::index::ArtifactKind;
 
 /// The index versions a client can read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,7 +142,7 @@ impl EntryError {
     /// # Example
     ///
     /// ```
-    /// use skillpub_client::EntryError;
+    /// use skillpub_client::index::EntryError;
     /// use skillpub_core::spec::Severity;
     ///
     /// assert_eq!(EntryError::UnknownType("bundle".into()).severity(), Severity::Warning);

@@ -3,10 +3,10 @@
 //!
 //! - [`Client`] discovers an index (`.well-known/agent-skills/index.json` under an origin and
 //!   the path it is given, such as `https://example.com/tenant`, or any index URL), follows up
-//!   to ten redirects with every hop checked against a [`Policy`] (no private hosts unless
-//!   allowed, an optional origin allowlist), resolves each `url` per RFC 3986 against the
+//!   to ten redirects with every hop checked against a [`HostPolicy`] (no private hosts
+//!   unless allowed, an optional origin allowlist), resolves each `url` per RFC 3986 against the
 //!   final index URL, and fetches artifacts.
-//! - Requests send `Accept-Encoding: gzip, deflate, br` ([`ACCEPT_ENCODING`], as Node's
+//! - Requests send `Accept-Encoding: gzip, deflate, br` ([`ACCEPT_ENCODING`](fetch::ACCEPT_ENCODING), as Node's
 //!   `fetch` does). Every artifact's SHA-256 is compared with the index's digest before
 //!   anything else is done with it, over the body with its content codings removed (each
 //!   decoded output bounded like the body; `identity` is no coding). A mismatch is an error
@@ -14,7 +14,7 @@
 //! - Archives are recognised by `Content-Type`, then extension, then magic bytes, and unpacked
 //!   in memory within a size and file-count limit (50 MiB and 1,000 files by default),
 //!   refusing absolute paths, drive letters, backslashes, `..`, links that leave the folder
-//!   or pass through another link, paths and link targets over [`MAX_PATH_LENGTH`] bytes,
+//!   or pass through another link, paths and link targets over [`MAX_PATH_LENGTH`](unpack::MAX_PATH_LENGTH) bytes,
 //!   devices and encrypted entries; `SKILL.md` must be at the root. Every check is linear in
 //!   the archive's size.
 //! - The fetched `SKILL.md` is validated with `skillpub-core`'s `SkillMd::parse`, the Agent
@@ -22,10 +22,11 @@
 //!   client's limits, not to the publisher's path rules and limits.
 //! - Time: each request (each redirect hop is one), body included, ends within the transport's
 //!   timeout; [`Client::with_deadline`] bounds everything done through the client, requests
-//!   and unpacking alike. Durations are saturated at [`MAX_TIMEOUT`], never an overflow.
+//!   and unpacking alike. Durations are saturated at [`MAX_TIMEOUT`](fetch::MAX_TIMEOUT), never an
+//!   overflow.
 //! - A [`Transport`] sends one request: [`HttpTransport`] over the network (feature `http`,
 //!   on by default), `ServiceTransport` to a tower service in process (feature `tower`).
-//! - Errors keep their cause: [`ClientError`], [`FetchError`] and [`UnpackError`] return the
+//! - Errors keep their cause: [`ClientError`], [`FetchError`] and [`UnpackError`](unpack::UnpackError) return the
 //!   error they wrap from [`Error::source`](std::error::Error::source), down to what the HTTP
 //!   stack, a decoder or an archive reader said ([`SourceError`]).
 //!
@@ -61,6 +62,19 @@
 //! # Ok::<(), skillpub_client::ClientError>(())
 //! ```
 //!
+//! # Layout
+//!
+//! The root holds what a host names to load skills: the [`Client`] and its [`ClientError`],
+//! the [`FetchedSkill`] it returns, the [`Index`] and [`Entry`] it discovers, the
+//! [`Transport`]s, the [`HostPolicy`] and [`Limits`] it obeys, the [`Fetched`] answers and
+//! [`FetchError`]s of a request, and [`SourceError`]. The rest is in a module per step:
+//!
+//! | Module | What |
+//! |---|---|
+//! | [`fetch`] | one request and its redirects: the limits' defaults, `Accept-Encoding`, [`send`](fetch::send) |
+//! | [`index`] | reading an index: [`parse`](index::parse), its [`Version`](index::Version), entries and their problems |
+//! | [`unpack`] | unpacking an archive safely: [`unpack`](unpack::unpack), [`detect`](unpack::detect), what is refused |
+//!
 //! The checks of `skillpub check`, which run on this client, are in
 //! [`skillpub-check`](https://docs.rs/skillpub-check).
 //!
@@ -72,30 +86,22 @@
 //! | `tower` | `ServiceTransport`: fetch from a tower service in process, such as an axum `Router` | no |
 
 mod client;
-mod fetch;
+pub mod fetch;
 #[cfg(feature = "http")]
 mod http;
-mod index;
+pub mod index;
 #[cfg(feature = "tower")]
 mod service;
 mod source;
-mod unpack;
+pub mod unpack;
 
 pub use client::{Client, ClientError, FetchedSkill, index_url};
-pub use fetch::{
-    ACCEPT_ENCODING, DEFAULT_MAX_BODY, DEFAULT_MAX_FILES, DEFAULT_MAX_UNPACKED, DEFAULT_TIMEOUT,
-    FetchError, Fetched, Limits, MAX_CODINGS, MAX_REDIRECTS, MAX_TIMEOUT, Policy, RawAnswer,
-    Transport, send,
-};
+#[doc(inline)]
+pub use fetch::{FetchError, Fetched, HostPolicy, Limits, Transport};
 #[cfg(feature = "http")]
 pub use http::HttpTransport;
-pub use index::{Entry, EntryError, EntryProblem, Index, IndexError, LegacyEntry, Version, parse};
+#[doc(inline)]
+pub use index::{Entry, Index};
 #[cfg(feature = "tower")]
 pub use service::ServiceTransport;
-/// How an [`Entry`]'s artifact is distributed: the core's type, named here too since every
-/// entry holds one.
-pub use skillpub_core::index::ArtifactKind;
 pub use source::SourceError;
-pub use unpack::{
-    Format, MAX_PATH_LENGTH, UnpackError, UnpackNote, Unpacked, UnpackedFile, detect, unpack,
-};
