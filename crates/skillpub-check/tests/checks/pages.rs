@@ -5,7 +5,7 @@ use axum::Router;
 use axum::http::HeaderValue;
 use skillpub_axum::AgentSkillsLinkLayer;
 use skillpub_check::Status;
-use skillpub_core::{Catalog, Skill};
+use skillpub_core::{Catalog, Skill, paths::BasePath};
 
 use crate::site::{Lines, ORIGIN, Run, SKILL_MD, WELL_WRITTEN, check_app, entry, index};
 
@@ -76,10 +76,8 @@ async fn a_page_whose_link_names_the_well_known_index_agrees() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_page_whose_link_names_an_index_under_a_prefix_gets_that_index_checked() {
-    let layer = AgentSkillsLinkLayer::html_only()
-        .base_path("/tenant")
-        .unwrap();
-    let app = linked_app(true, layer);
+    let tenant = BasePath::new("/tenant").unwrap();
+    let app = linked_app(true, AgentSkillsLinkLayer::html_only().base_path(&tenant));
     let report = check_app(app.clone(), "/docs").await;
     assert!(report.passed(), "warnings only:\n{report}");
     let linked = format!("{ORIGIN}/tenant/.well-known/agent-skills/index.json");
