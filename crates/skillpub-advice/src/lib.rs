@@ -120,31 +120,27 @@ where
     I: IntoIterator,
     I::Item: AsRef<str>,
 {
-    let input = Input::new(skill_md, files, Clock::unlimited());
-    let mut advice = Vec::new();
-    for rule in AdviceRule::ALL {
-        check(*rule, &input, &mut advice);
-    }
-    advice
+    run(skill_md, files, Clock::unlimited()).expect("a clock without a deadline never stops")
 }
 
 /// The authoring advice of [`advise`], given only if it is complete by `deadline`: what
 /// `skillpub check --max-time` runs on a fetched `SKILL.md`, whose size its server chose.
 ///
-/// Every rule takes time linear in the `SKILL.md` and its file list, and reads the clock as
-/// it goes (once per 64 KiB of text read): after the deadline the run stops within about the
+/// Every rule takes time linear in the `SKILL.md` and its file list, and the run reads the
+/// clock as it goes (once per 64 KiB of work): after the deadline it stops within about the
 /// time of one search of one pattern over one line (or, for the few patterns that span
 /// lines, over the body), and gives no advice at all, since part of it could mislead.
 ///
 /// # Errors
 ///
-/// [`AdviceDeadline`] when the deadline passes first, with the rule that was running.
+/// [`AdviceDeadline`] when the deadline passes first, with the rule that was running, if
+/// one was.
 ///
 /// # Example
 ///
 /// ```
 /// use std::time::{Duration, Instant};
-/// use skillpub_advice::{AdviceRule, advise_before};
+/// use skillpub_advice::advise_before;
 /// use skillpub_core::SkillMd;
 ///
 /// let skill_md = SkillMd::parse(
@@ -154,7 +150,7 @@ where
 /// let later = Instant::now() + Duration::from_secs(60);
 /// assert_eq!(advise_before(&skill_md, ["scripts/extract.py"], later).unwrap().len(), 3);
 /// let passed = advise_before(&skill_md, [""; 0], Instant::now()).unwrap_err();
-/// assert_eq!(passed.rule(), AdviceRule::ALL[0]);
+/// assert_eq!(passed.rule(), None, "no rule ran");
 /// # Ok::<(), skillpub_core::Errors>(())
 /// ```
 pub fn advise_before<I>(
@@ -166,19 +162,28 @@ where
     I: IntoIterator,
     I::Item: AsRef<str>,
 {
-    let clock = Clock::until(deadline);
+    run(skill_md, files, Clock::until(deadline))
+}
+
+/// Every rule of [`AdviceRule::ALL`] on the skill, in order, until `clock` says the deadline
+/// has passed: before the input is read, or after it, is before any rule ran.
+fn run<I>(skill_md: &SkillMd, files: I, clock: Clock) -> Result<Vec<Advice>, AdviceDeadline>
+where
+    I: IntoIterator,
+    I::Item: AsRef<str>,
+{
     if clock.passed_now() {
-        return Err(AdviceDeadline(AdviceRule::ALL[0]));
+        return Err(AdviceDeadline(None));
     }
     let input = Input::new(skill_md, files, clock);
+    if input.clock.passed_now() {
+        return Err(AdviceDeadline(None));
+    }
     let mut advice = Vec::new();
     for rule in AdviceRule::ALL {
-        if input.clock.passed_now() {
-            return Err(AdviceDeadline(*rule));
-        }
         check(*rule, &input, &mut advice);
         if input.clock.passed_now() {
-            return Err(AdviceDeadline(*rule));
+            return Err(AdviceDeadline(Some(*rule)));
         }
     }
     Ok(advice)
@@ -197,21 +202,27 @@ where
 /// let passed = advise_before(&skill_md, [""; 0], Instant::now()).unwrap_err();
 /// assert_eq!(
 ///     passed.to_string(),
-///     "the authoring advice was not complete at the deadline (it stopped at description.no-trigger); allow more time"
+///     "the authoring advice was not complete at the deadline (it had passed before any rule ran); allow more time"
 /// );
 /// # Ok::<(), skillpub_core::Errors>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "the authoring advice was not complete at the deadline (it stopped at {0}); allow more time"
-)]
-pub struct AdviceDeadline(AdviceRule);
+#[error("the authoring advice was not complete at the deadline ({}); allow more time", stopped(*.0))]
+pub struct AdviceDeadline(Option<AdviceRule>);
 
 impl AdviceDeadline {
-    /// The rule that was running when the deadline passed, or the first when it had passed
-    /// before the advice began.
+    /// The rule that was running when the deadline passed; `None` when it had passed before
+    /// any rule ran.
     #[must_use]
-    pub fn rule(&self) -> AdviceRule {
+    pub fn rule(&self) -> Option<AdviceRule> {
         self.0
+    }
+}
+
+/// Where the advice stopped, for the message of [`AdviceDeadline`].
+fn stopped(rule: Option<AdviceRule>) -> String {
+    match rule {
+        Some(rule) => format!("it stopped at {rule}"),
+        None => "it had passed before any rule ran".to_owned(),
     }
 }

@@ -98,7 +98,7 @@ impl Markdown {
                 previous = None;
                 continue;
             }
-            if let Some(heading) = ATX.captures(line) {
+            if let Some(heading) = clock.captures(&ATX, line) {
                 let text = heading.get(2).map_or("", |text| text.as_str().trim());
                 headings.push((heading[1].len(), text));
                 previous = None;
@@ -106,8 +106,8 @@ impl Markdown {
             }
             if let Some(above) = previous
                 && !above.trim().is_empty()
-                && !LIST_ITEM.is_match(above)
-                && UNDERLINE.is_match(line)
+                && !clock.is_match(&LIST_ITEM, above)
+                && clock.is_match(&UNDERLINE, line)
             {
                 let level = if line.contains('=') { 1 } else { 2 };
                 headings.push((level, above.trim()));
@@ -131,7 +131,11 @@ impl Markdown {
         );
         self.lines(clock)
             .filter(|(_, code)| !code)
-            .filter_map(|(line, _)| ALONE.captures(line).or_else(|| LEADING.captures(line)))
+            .filter_map(|(line, _)| {
+                clock
+                    .captures(&ALONE, line)
+                    .or_else(|| clock.captures(&LEADING, line))
+            })
             .filter_map(|label| label.get(1))
             .map(|label| label.as_str().trim().trim_end_matches(':'))
             .collect()

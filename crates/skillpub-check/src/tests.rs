@@ -248,6 +248,6 @@ fn advice_past_the_deadline_is_one_max_time_line_and_no_advice() {
     );
     assert_eq!(
         stopped[0].message,
-        "the authoring advice was not complete at the deadline (it stopped at description.no-trigger); allow more time (skillpub check --max-time); SKILL.md got no advice"
+        "the authoring advice was not complete at the deadline (it had passed before any rule ran); allow more time (skillpub check --max-time); SKILL.md got no advice"
     );
 }

@@ -313,9 +313,12 @@ async fn through_a_proxy_a_private_target_is_still_refused_by_name() {
 
 /// `--max-time` bounds the authoring advice too: a server makes its `SKILL.md` as large and
 /// as hostile as it likes, here one line of code spans, and holds it back until late in the
-/// run, so that the advice starts with too little time left: 256,000 spans (4.6 MB, the case
-/// of issue 18) held 3 s in a debug build, and 1,800,000 (32 MiB) held 3.5 s in a release
-/// build, whose advice is about ten times faster. Before issue 18 the 4.6 MB took 122.6 s.
+/// run, so that the advice starts with little time left: 256,000 spans (4.6 MB, the case of
+/// issue 18) held 3 s in a debug build, and 1,800,000 (32 MiB) held 3.5 s in a release build,
+/// whose advice is about ten times faster. Before issue 18 the 4.6 MB took 122.6 s. Whether
+/// the advice finishes in the time left depends on the machine, so the test asserts what holds
+/// either way: the run ends within its margin of the deadline, and the advice is either given
+/// whole or reported as stopped at the deadline, never given in part.
 #[tokio::test(flavor = "multi_thread")]
 async fn max_time_bounds_the_advice_on_a_huge_adversarial_skill_md() {
     const MAX_TIME: Duration = Duration::from_secs(5);
@@ -368,13 +371,23 @@ async fn max_time_bounds_the_advice_on_a_huge_adversarial_skill_md() {
     let addr = serve(app).await;
     let (passed, report) = check_json(addr, &["--max-time", "5"]).await;
     let took = started.elapsed();
-    assert!(!passed);
     assert!(took < MAX_TIME + MARGIN, "{took:?}\n{:#}", report.0);
     report.line("ok", "huge", "entry.digest");
-    let stopped = report.message("fail", "huge", "run.max-time");
-    assert!(
-        stopped.starts_with("the authoring advice was not complete at the deadline"),
-        "{stopped}"
-    );
-    assert!(report.of("skill.advice").is_empty(), "{:#}", report.0);
+    let advice = report.of("skill.advice");
+    if report.of("run.max-time").is_empty() {
+        eprintln!("the advice was complete before the deadline, in {took:?}");
+        let rules: Vec<&str> = advice
+            .iter()
+            .filter_map(|line| line["rule"].as_str())
+            .collect();
+        assert_eq!(rules, ["body.token-budget"], "{:#}", report.0);
+    } else {
+        assert!(!passed);
+        let stopped = report.message("fail", "huge", "run.max-time");
+        assert!(
+            stopped.starts_with("the authoring advice was not complete at the deadline"),
+            "{stopped}"
+        );
+        assert!(advice.is_empty(), "{:#}", report.0);
+    }
 }
