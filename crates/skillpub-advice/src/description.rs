@@ -5,8 +5,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::markdown::{excerpt, is_word};
-use super::{Advice, AdviceRule, Input};
+use crate::advice::Advice;
+use crate::input::Input;
+use crate::markdown::{excerpt, is_word};
+use crate::rule::AdviceRule;
 
 /// The words of a modifier that may stand between "use" and its clause: "Use this skill
 /// proactively when".

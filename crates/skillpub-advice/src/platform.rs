@@ -6,7 +6,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Advice, AdviceRule, Input};
+use crate::advice::Advice;
+use crate::input::Input;
+use crate::rule::AdviceRule;
 
 /// Something shaped like a tag: `<tag>`, `</tag>`, `<tag attr="x"/>`, a comment or CDATA.
 /// Bare angle brackets (`Epic > Feature`, `->`) are not tags.

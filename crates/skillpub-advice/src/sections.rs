@@ -9,8 +9,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::clock::Clock;
-use super::{Advice, AdviceRule, Input};
+use crate::advice::Advice;
+use crate::clock::Clock;
+use crate::input::Input;
+use crate::rule::AdviceRule;
 
 /// One of the five sections that the aiSiteReady guide asks of a skill that calls a site or
 /// an API, in the guide's order; `skillpub new` writes them as headings.

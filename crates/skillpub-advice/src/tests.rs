@@ -1,6 +1,8 @@
 //! The advice as a whole: inputs for the rules' own tests, every rule through [`advise`],
 //! lines, and the table of codes.
 
+use skillpub_core::spec::Severity;
+
 use super::*;
 
 /// A checked `SKILL.md` that lives as long as the test process, so an [`Input`] can borrow it.
@@ -277,7 +279,7 @@ mod properties {
             let description = serde_json::to_string(&description).unwrap();
             let text = format!("---\nname: pdf\ndescription: {description}\n---\n{body}");
             if let Ok(skill_md) = SkillMd::parse(text.clone(), None) {
-                let lines = body::line_count(&text) as u64 + 1;
+                let lines = markdown::line_count(&text) as u64 + 1;
                 for advice in advise(&skill_md, &files) {
                     prop_assert!(advice.line().is_none_or(|line| (1..=lines).contains(&line)), "{advice:?}");
                 }

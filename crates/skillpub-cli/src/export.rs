@@ -16,7 +16,7 @@ use skillpub_core::{
 
 mod swap;
 
-use crate::unknown_fields_hint;
+use crate::output::unknown_fields_hint;
 use swap::{Failure, Part, Staging};
 
 /// The nginx snippet written next to the tree.

@@ -9,10 +9,9 @@ use std::ops::Range;
 
 use proptest::prelude::*;
 
-use super::super::clock::Clock;
-use super::super::markdown::code_spans;
 use super::super::tests::input_with_files;
 use super::*;
+use crate::files::Files;
 
 /// The code spans of a line, each run of backticks closed by searching the rest of the line.
 fn code_spans_by_search(line: &str) -> Vec<(usize, Range<usize>)> {

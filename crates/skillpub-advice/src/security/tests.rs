@@ -4,6 +4,7 @@
 //! codes they must not get.
 
 use super::super::*;
+use skillpub_core::paths::SKILL_MD;
 
 const HIDDEN: &str = "security.hidden-text";
 const INJECTION: &str = "security.injection";

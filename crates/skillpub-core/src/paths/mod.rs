@@ -18,7 +18,7 @@
 
 pub(crate) mod base_path;
 
-pub use base_path::{BasePathProblem, validate_base_path};
+pub use base_path::{BasePath, BasePathProblem, InvalidBasePath, validate_base_path};
 
 /// The folder every artifact is published under.
 pub const WELL_KNOWN_PATH: &str = "/.well-known/agent-skills/";
