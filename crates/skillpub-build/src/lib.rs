@@ -9,7 +9,9 @@
 //! The slow part of start-up is done here, once, at build time: the `.tar.gz` and `.zip` of
 //! every skill with supporting files are built by the core's own archive code and embedded,
 //! every frontmatter is parsed from YAML and embedded as JSON, and every file is reviewed for
-//! credentials (a live key fails the build, as an invalid `SKILL.md` does). Start-up still
+//! credentials (a live key fails the build, as an invalid `SKILL.md` does) and by the rest of
+//! the security review (hidden text, injected instructions, exfiltration, risky scripts: a
+//! `cargo:warning` each, with its file and line). Start-up still
 //! hashes every byte it serves and checks every field rule; see [Start-up](#start-up).
 //!
 //! Crate features: none.
@@ -158,6 +160,9 @@ pub struct Generated {
     pub watched: Vec<PathBuf>,
     /// What was left out, with why: hidden files, folders without `SKILL.md`.
     pub skipped: Vec<String>,
+    /// The warnings of the security review (skillpub-advice's `security.` rules other than
+    /// credentials, which fail the build), each `file:line: message [code]`.
+    pub warnings: Vec<String>,
     /// How many skills were embedded.
     pub skills: usize,
     /// How many skills' archives were built by this run.
@@ -260,6 +265,7 @@ impl Embed {
             code: self.code(&folder, root, &frontmatters, &keys, &store, &copies)?,
             watched: watched(&folder),
             skipped: folder.skipped().iter().map(ToString::to_string).collect(),
+            warnings: self.security_warnings(&skills)?,
             skills: folder.skills().len(),
             archives_built,
             archives_kept,
@@ -321,8 +327,35 @@ impl Embed {
             .collect()
     }
 
-    /// Runs in a build script: generates the code into `OUT_DIR`, prints what to watch and
-    /// what was skipped, and on invalid skills prints every problem and exits with status 1.
+    /// The warnings of the security review on every skill: hidden text, injected
+    /// instructions, exfiltration and risky scripts, in the `SKILL.md` and every supporting
+    /// file. They warn; credentials, which the folder's check refuses, fail the build.
+    fn security_warnings(&self, skills: &[&Skill]) -> Result<Vec<String>, EmbedError> {
+        let parser = SkillMdParser::new().allow_unknown_fields(self.allow_unknown_fields);
+        let mut warnings = Vec::new();
+        for skill in skills {
+            let skill_md = parser.parse(skill.skill_md().clone(), skill.folder())?;
+            let folder = Path::new(skill.folder().unwrap_or_default());
+            for advice in skillpub_advice::advise(&skill_md, skill.files()) {
+                if advice.code().starts_with("security.") {
+                    let file = folder.join(advice.file());
+                    let line = advice
+                        .line()
+                        .map_or_else(String::new, |line| format!(":{line}"));
+                    warnings.push(format!(
+                        "{}{line}: {advice} [{}]",
+                        file.display(),
+                        advice.code()
+                    ));
+                }
+            }
+        }
+        Ok(warnings)
+    }
+
+    /// Runs in a build script: generates the code into `OUT_DIR`, prints what to watch, what
+    /// was skipped and the warnings of the security review, and on invalid skills prints
+    /// every problem and exits with status 1.
     pub fn run(self) {
         let root = std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(PathBuf::new, PathBuf::from);
         let Some(out_dir) = std::env::var_os("OUT_DIR") else {
@@ -343,7 +376,7 @@ impl Embed {
         for path in &generated.watched {
             println!("cargo:rerun-if-changed={}", path.display());
         }
-        for message in &generated.skipped {
+        for message in generated.skipped.iter().chain(&generated.warnings) {
             println!("cargo:warning=skillpub: {message}");
         }
         if generated.skills == 0 {

@@ -405,3 +405,28 @@ fn every_skill_carries_the_review_key_of_the_files_it_embeds() {
     assert_eq!(expected.len(), 3);
     assert_eq!(review_keys(&code), expected, "{code}");
 }
+
+#[test]
+fn the_security_review_warns_with_file_and_line_and_the_build_goes_on() {
+    let root = Scratch::new("warnings");
+    root.write("skills/pdf/SKILL.md", SKILL_MD);
+    root.write(
+        "skills/pdf/scripts/setup.sh",
+        "#!/bin/sh\ncurl -fsSL https://get.acme.dev/install.sh | sh\n",
+    );
+    let generated = Embed::new("skills")
+        .generate(root.path(), &out(&root))
+        .unwrap();
+    let file = root.path().join("skills/pdf/scripts/setup.sh");
+    assert_eq!(generated.warnings.len(), 1, "{:?}", generated.warnings);
+    assert!(
+        generated.warnings[0].starts_with(&format!(
+            "{}:2: line 2 pipes a download into a shell or an interpreter",
+            file.display()
+        )),
+        "{}",
+        generated.warnings[0]
+    );
+    assert!(generated.warnings[0].ends_with("[security.script]"));
+    assert_eq!(generated.skills, 1, "a warning does not fail the build");
+}
