@@ -3,17 +3,17 @@
 use http::Method;
 use skillpub_client::{Client, Transport};
 
-use crate::grade::Grade;
 use crate::options::CheckOptions;
 use crate::report::{Lines, Report};
-use crate::run::{CODED, Run};
+use crate::run::{CODED, Run, Scanners};
 use crate::table::Finding;
 use crate::target::Target;
 
 /// Runs every check against a target, within the client's limits and deadline. Entries are
 /// checked [`CONCURRENT_FETCHES`](crate::CONCURRENT_FETCHES) at a time; the report lists them in index order. Every line
 /// has a [`CheckKind`](crate::CheckKind) with a stable code, and the report has the
-/// [aiSiteReady grade](Grade) of the well-known index.
+/// [aiSiteReady grade](crate::Grade) and the [isitagentready verdict](crate::Verdict) of the
+/// well-known index.
 ///
 /// What the target is, in this order:
 ///
@@ -31,7 +31,9 @@ use crate::target::Target;
 /// origin's well-known index (`discovery.link`, `discovery.link-mismatch`), and one of them is
 /// checked in full: the well-known index when it answers `200` with a JSON object, as clients
 /// that follow the draft read it, else the `Link`'s when it does, else the well-known one. The
-/// grade is always that of the well-known index, the only one the aiSiteReady scanner reads.
+/// grade and the verdict are always those of the well-known index, the only one the scanners
+/// read (isitagentready's reads the legacy `/.well-known/skills/index.json` when it answers
+/// `404`).
 ///
 /// Requests send `Accept-Encoding: gzip, deflate, br`, as Node's `fetch` does; digests are
 /// compared with the decoded bodies. An artifact that arrives content-encoded is fetched again
@@ -58,18 +60,20 @@ pub fn check<T: Transport + Sync>(
     options: &CheckOptions<'_>,
 ) -> Report {
     let mut checks = Lines::default();
-    let aisiteready = Run { client, options }.all(&mut checks, target);
+    let scanners = Run { client, options }.all(&mut checks, target);
+    let (aisiteready, isitagentready) = scanners.unzip();
     Report {
         target: target.to_owned(),
         checks: checks.0,
         aisiteready,
+        isitagentready,
     }
 }
 
 impl<T: Transport + Sync> Run<'_, T> {
-    /// Every check of a target; the grade of its well-known index, once a URL could be made
-    /// of it.
-    fn all(&self, out: &mut Lines, target: &str) -> Option<Grade> {
+    /// Every check of a target; what the scanners say of its well-known index, once a URL
+    /// could be made of it.
+    fn all(&self, out: &mut Lines, target: &str) -> Option<Scanners> {
         let target = match Target::parse(target, self.options.page) {
             Ok(target) => target,
             Err(error) => {
@@ -80,9 +84,9 @@ impl<T: Transport + Sync> Run<'_, T> {
         Some(match target {
             Target::Index(url) => {
                 let answer = self.client.request(&Method::GET, &url, CODED);
-                let grade = Grade::of(&url, answer.as_ref());
+                let scanners = self.scanners(&url, answer.as_ref());
                 self.index(out, answer);
-                grade
+                scanners
             }
             Target::Path { url, index } => self.path(out, &url, &index),
             Target::Page(url) => self.page(out, &url),

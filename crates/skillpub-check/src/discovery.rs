@@ -14,10 +14,9 @@ use skillpub_client::{FetchError, Fetched, Transport};
 use skillpub_core::paths::INDEX_PATH;
 use url::Url;
 
-use crate::grade::Grade;
 use crate::link::Advertised;
 use crate::report::Lines;
-use crate::run::{CODED, Run};
+use crate::run::{CODED, Run, Scanners};
 use crate::table::{CheckKind, Finding};
 use crate::target::well_known;
 
@@ -53,7 +52,7 @@ fn client_url(index: &Url) -> String {
 impl<T: Transport + Sync> Run<'_, T> {
     /// A target with a path: a page when its answer names an index in a `Link`, else a
     /// prefix, checked as before.
-    pub(crate) fn path(&self, out: &mut Lines, url: &Url, prefix_index: &Url) -> Grade {
+    pub(crate) fn path(&self, out: &mut Lines, url: &Url, prefix_index: &Url) -> Scanners {
         let page = self.client.request(&Method::GET, url, CODED);
         if let Ok(page) = &page {
             let advertised = Advertised::read(&page.headers, &page.url);
@@ -62,7 +61,7 @@ impl<T: Transport + Sync> Run<'_, T> {
             }
         }
         let answer = self.client.request(&Method::GET, prefix_index, CODED);
-        let grade = Grade::of(prefix_index, answer.as_ref());
+        let grade = self.scanners(prefix_index, answer.as_ref());
         if let Ok(page) = &page
             && page.status == StatusCode::OK
             && !is_index(&answer)
@@ -86,7 +85,7 @@ impl<T: Transport + Sync> Run<'_, T> {
         page: &Fetched,
         advertised: &Advertised,
         prefix_index: &Url,
-    ) -> Grade {
+    ) -> Scanners {
         let (grade, chosen) = self.follow(out, &page.url, page.status, advertised);
         let compared =
             *prefix_index == well_known(&page.url) || advertised.targets.contains(prefix_index);
@@ -95,7 +94,7 @@ impl<T: Transport + Sync> Run<'_, T> {
             if is_index(&answer) {
                 let finding = Finding::index_under_the_path(CheckKind::DiscoveryLink, prefix_index);
                 out.push("page", finding);
-                let grade = Grade::of(prefix_index, answer.as_ref());
+                let grade = self.scanners(prefix_index, answer.as_ref());
                 self.index(out, answer);
                 return grade;
             }
@@ -105,7 +104,7 @@ impl<T: Transport + Sync> Run<'_, T> {
     }
 
     /// A page, as the caller said: its `Link`, if any, and its origin's well-known index.
-    pub(crate) fn page(&self, out: &mut Lines, url: &Url) -> Grade {
+    pub(crate) fn page(&self, out: &mut Lines, url: &Url) -> Scanners {
         let (grade, chosen) = match self.client.request(&Method::GET, url, CODED) {
             Ok(page) => {
                 let advertised = Advertised::read(&page.headers, &page.url);
@@ -115,7 +114,7 @@ impl<T: Transport + Sync> Run<'_, T> {
                 out.push("page", Finding::failed("GET", error));
                 let index = well_known(url);
                 let answer = self.client.request(&Method::GET, &index, CODED);
-                (Grade::of(&index, answer.as_ref()), answer)
+                (self.scanners(&index, answer.as_ref()), answer)
             }
         };
         self.index(out, chosen);
@@ -123,15 +122,15 @@ impl<T: Transport + Sync> Run<'_, T> {
     }
 
     /// Reports what the page's `Link` says and how it compares with the well-known index;
-    /// returns the grade of the well-known index and the answer of the index a client would
-    /// use, to be checked in full.
+    /// returns what the scanners say of the well-known index and the answer of the index a
+    /// client would use, to be checked in full.
     fn follow(
         &self,
         out: &mut Lines,
         page: &Url,
         status: StatusCode,
         advertised: &Advertised,
-    ) -> (Grade, Result<Fetched, FetchError>) {
+    ) -> (Scanners, Result<Fetched, FetchError>) {
         let kind = CheckKind::DiscoveryLink;
         for malformed in &advertised.malformed {
             out.push("page", Finding::link_malformed(kind, malformed));
@@ -153,7 +152,7 @@ impl<T: Transport + Sync> Run<'_, T> {
         }
         let index = well_known(page);
         let answer = self.client.request(&Method::GET, &index, CODED);
-        let grade = Grade::of(&index, answer.as_ref());
+        let grade = self.scanners(&index, answer.as_ref());
         let chosen = match advertised.targets.first() {
             None => answer,
             Some(link) => self.compare(out, link, &index, answer),

@@ -12,10 +12,12 @@
 //!   invisible characters from the server escaped) and JSON for scripts
 //!   ([`Report::to_json`]); a line's [`Cause`] is the typed error behind it.
 //! - The report grades the well-known index as the aiSiteReady scanner does ([`Grade`]),
-//!   which is looser than the checks.
-//! - Each fetched `SKILL.md` gets the authoring advice of `skillpub lint`
-//!   ([`skillpub-advice`](skillpub_advice)), which stops at the client's deadline, as
-//!   downloads do.
+//!   which is looser than the checks, and gives isitagentready.com's verdict on it
+//!   ([`Verdict`]).
+//! - Each fetched skill gets the authoring advice and the security review of `skillpub lint`
+//!   ([`skillpub-advice`](skillpub_advice)) on its `SKILL.md` and every file of its archive,
+//!   which stops at the client's deadline, as downloads do, and every file is searched for
+//!   credentials (`skill.secret`, with skillpub-core's matcher).
 //!
 //! # Example
 //!
@@ -48,6 +50,7 @@ mod macros;
 mod check;
 mod discovery;
 mod grade;
+mod isitagentready;
 mod link;
 mod options;
 mod outcome;
@@ -63,6 +66,7 @@ mod tests;
 
 pub use check::check;
 pub use grade::{Grade, GradeStatus};
+pub use isitagentready::Verdict;
 pub use options::{CONCURRENT_FETCHES, CheckOptions, Progress};
 pub use outcome::{Cause, Status};
 pub use report::{Check, Report};

@@ -6,6 +6,7 @@ use std::fmt;
 use serde_json::json;
 
 use crate::grade::Grade;
+use crate::isitagentready::Verdict;
 use crate::outcome::{Cause, Status};
 use crate::table::{CheckKind, Finding};
 
@@ -59,6 +60,9 @@ pub struct Report {
     /// What the aiSiteReady scanner's `agent_skills` check would say about the well-known
     /// index; `None` when the target is not a URL.
     pub aisiteready: Option<Grade>,
+    /// What isitagentready.com's `agentSkills` check would say about it; `None` when the
+    /// target is not a URL.
+    pub isitagentready: Option<Verdict>,
 }
 
 impl Report {
@@ -101,6 +105,7 @@ impl Report {
     ///         cause: None,
     ///     }],
     ///     aisiteready: None,
+    ///     isitagentready: None,
     /// };
     /// assert_eq!(report.of(CheckKind::SiteCors).count(), 1);
     /// assert!(report.passed());
@@ -113,8 +118,9 @@ impl Report {
     /// The report as one JSON object: `target`, `passed`, `summary`, `checks`, each check
     /// with its `status` (`ok`, `warn` or `fail`), `code`, `subject` and `message` (and, on a
     /// line of the authoring advice, `skill.advice`, its `rule`, such as
-    /// `description.no-trigger`), and `aisiteready`, the grade's `status` (`PASS`, `PARTIAL`,
-    /// `UNKNOWN` or `FAIL`) and `reason` (`null` without a grade).
+    /// `description.no-trigger`), `aisiteready`, the grade's `status` (`PASS`, `PARTIAL`,
+    /// `UNKNOWN` or `FAIL`) and `reason` (`null` without a grade), and `isitagentready`, the
+    /// verdict's `status` (`pass` or `fail`) and `reason` (`null` without one).
     #[must_use]
     pub fn to_json(&self) -> serde_json::Value {
         let checks: Vec<_> = self
@@ -137,12 +143,17 @@ impl Report {
             .aisiteready
             .as_ref()
             .map(|grade| json!({"status": grade.status.label(), "reason": grade.reason}));
+        let isitagentready = self
+            .isitagentready
+            .as_ref()
+            .map(|verdict| json!({"status": verdict.label(), "reason": verdict.reason}));
         json!({
             "target": self.target,
             "passed": self.passed(),
             "summary": {"ok": self.count(Status::Ok), "warn": self.count(Status::Warn), "fail": self.count(Status::Fail)},
             "checks": checks,
             "aisiteready": aisiteready,
+            "isitagentready": isitagentready,
         })
     }
 
@@ -160,7 +171,8 @@ impl Report {
 
 impl fmt::Display for Report {
     /// One line per check: the outcome, the code, then `subject: message`; then the grade,
-    /// `aiSiteReady agent_skills: <STATUS> (<reason>)`, and the summary. Control
+    /// `aiSiteReady agent_skills: <STATUS> (<reason>)`, the verdict, `isitagentready
+    /// agentSkills: pass (<reason>)` or `fail (<reason>)`, and the summary. Control
     /// characters, bidirectional controls and invisible characters from the server are
     /// escaped (`\u{202e}`), so a hostile `$schema` or name can neither drive the terminal
     /// nor display reversed or hidden.
@@ -183,6 +195,14 @@ impl fmt::Display for Report {
         if let Some(grade) = &self.aisiteready {
             let reason = printable(&grade.reason);
             writeln!(f, "aiSiteReady agent_skills: {} ({reason})", grade.status)?;
+        }
+        if let Some(verdict) = &self.isitagentready {
+            let reason = printable(&verdict.reason);
+            writeln!(
+                f,
+                "isitagentready agentSkills: {} ({reason})",
+                verdict.label()
+            )?;
         }
         write!(f, "{}", self.summary())
     }

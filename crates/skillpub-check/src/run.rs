@@ -11,14 +11,19 @@ use skillpub_core::{
     index::ArtifactKind,
     media::{GZIP, JSON, MARKDOWN, PLAIN_TEXT, ZIP, essence},
     origin::{DEV_PORTS, is_local_host},
+    paths::{INDEX_PATH, LEGACY_INDEX_PATH, SKILL_MD},
+    security::{SECRET_CODE, allowed_by_metadata, find_secrets},
     spec::Severity,
 };
 use url::Url;
 
+use skillpub_advice::FileText;
 use skillpub_client::fetch::ACCEPT_ENCODING;
 use skillpub_client::index::Version;
 use skillpub_client::{Client, ClientError, Entry, FetchError, Fetched, FetchedSkill, Transport};
 
+use crate::grade::Grade;
+use crate::isitagentready::Verdict;
 use crate::options::{CONCURRENT_FETCHES, CheckOptions};
 use crate::report::Lines;
 use crate::table::{CheckKind, Finding};
@@ -74,7 +79,26 @@ enum Job<'a> {
     Entry(&'a Entry),
 }
 
+/// What the two scanners say of a well-known index: the aiSiteReady grade and the
+/// isitagentready verdict.
+pub(crate) type Scanners = (Grade, Verdict);
+
 impl<T: Transport + Sync> Run<'_, T> {
+    /// What the scanners say of the answer to `GET url`: the grade, and the verdict, for which
+    /// the legacy index of the origin is fetched when `url` is the origin's well-known index
+    /// and answered `404`, as isitagentready.com does.
+    pub(crate) fn scanners(&self, url: &Url, answer: Result<&Fetched, &FetchError>) -> Scanners {
+        let grade = Grade::of(url, answer);
+        let not_found = answer.is_ok_and(|answer| answer.status == StatusCode::NOT_FOUND);
+        let legacy = (not_found && url.path() == INDEX_PATH).then(|| {
+            let mut legacy = url.clone();
+            legacy.set_path(LEGACY_INDEX_PATH);
+            self.client.request(&Method::GET, &legacy, CODED)
+        });
+        let verdict = Verdict::of(url, answer, legacy.as_ref().map(Result::as_ref));
+        (grade, verdict)
+    }
+
     /// Every check of an index and its entries, from the answer to its `GET`.
     pub(crate) fn index(&self, out: &mut Lines, answer: Result<Fetched, FetchError>) {
         let index_response = match answer {
@@ -446,15 +470,21 @@ fn differences(get: &HeaderMap, head: &HeaderMap) -> Vec<String> {
         .collect()
 }
 
-/// The authoring advice on a fetched skill, the rules of `skillpub lint`: its `SKILL.md` and
-/// the paths of its files (none for a `skill-md` entry, so a reference to another file is
-/// missing as served). One `ok` line stands for a skill without warnings. The advice stops at
-/// the run's deadline, as downloads do: its time grows with a text the server chose.
+/// The security review and the authoring advice on a fetched skill, the rules of `skillpub
+/// lint`: its `SKILL.md` and every file of its archive, unpacked (none for a `skill-md` entry,
+/// so a reference to another file is missing as served). First the credentials (a `FAIL` line
+/// each, or one `ok` line), then the advice: one `ok` line stands for a skill without
+/// warnings. The advice stops at the run's deadline, as downloads do: its time grows with a
+/// text the server chose.
 pub(crate) fn advise(out: &mut Lines, name: &str, skill: &FetchedSkill, deadline: Option<Instant>) {
     let Ok(skill_md) = SkillMd::parse(skill.skill_md.clone(), Some(name)) else {
         return;
     };
-    let files = skill.files.iter().map(|file| file.path.as_str());
+    secrets(out, name, &skill_md, skill);
+    let files = skill
+        .files
+        .iter()
+        .map(|file| FileText::new(&file.path, &file.bytes));
     let advice = match deadline {
         None => skillpub_advice::advise(&skill_md, files),
         Some(deadline) => match skillpub_advice::advise_before(&skill_md, files, deadline) {
@@ -470,6 +500,43 @@ pub(crate) fn advise(out: &mut Lines, name: &str, skill: &FetchedSkill, deadline
     }
     for advice in advice {
         out.push(name, Finding::advice(advice));
+    }
+}
+
+/// The credentials in a fetched skill's files (`skill.secret`), unless its frontmatter's
+/// `metadata.skillpub-allow` lists `security.secret` (a comment with a reason allows its line,
+/// as in `skillpub lint`).
+fn secrets(out: &mut Lines, name: &str, skill_md: &SkillMd, skill: &FetchedSkill) {
+    if allowed_by_metadata(skill_md.frontmatter(), SECRET_CODE) {
+        return;
+    }
+    let kind = CheckKind::SkillSecret;
+    let files = std::iter::once((SKILL_MD, skill.skill_md.as_slice())).chain(
+        skill
+            .files
+            .iter()
+            .map(|file| (file.path.as_str(), file.bytes.as_slice())),
+    );
+    let mut found = false;
+    let mut count = 0;
+    for (path, bytes) in files {
+        count += 1;
+        for secret in find_secrets(bytes) {
+            found = true;
+            let (line, credential) = (secret.line(), secret.credential());
+            out.push(
+                name,
+                Finding::secret(kind, path, line, credential, secret.shown()),
+            );
+        }
+    }
+    if !found {
+        let files = if count == 1 {
+            "1 file".to_owned()
+        } else {
+            format!("{count} files")
+        };
+        out.push(name, Finding::no_secret(kind, &files));
     }
 }
 

@@ -19,7 +19,9 @@
 
 use http::StatusCode;
 use skillpub_advice::{Advice, AdviceDeadline};
-use skillpub_core::{Digest, ErrorKind, index::SCHEMA_URI, paths::SKILL_MD, spec::Severity};
+use skillpub_core::{
+    Digest, ErrorKind, index::SCHEMA_URI, paths::SKILL_MD, security::Credential, spec::Severity,
+};
 use url::Url;
 
 use skillpub_client::index::{EntryError, IndexError};
@@ -224,8 +226,11 @@ checks! {
             "Raise `--max-time`, or make the site answer sooner.";
 
         SkillAdvice = "skill.advice", Warn,
-            "the fetched `SKILL.md` follows the authoring advice (a `warn` line per warning, its rule's code in brackets and as `rule` in `--json`; an `ok` line per info)",
-            "Change what the message says; `skillpub lint` gives the same advice on the skill folder, with line numbers, and skillpub-advice's table of rules explains each one.";
+            "the fetched skill follows the authoring advice and passes the security review of its `SKILL.md` and every file of its archive (a `warn` line per warning, its rule's code in brackets and as `rule` in `--json`; an `ok` line per info)",
+            "Change what the message says; `skillpub lint` gives the same advice on the skill folder, and skillpub-advice's table of rules explains each one.";
+        SkillSecret = "skill.secret", Fail,
+            "no file of the fetched skill holds a credential (`security.secret`: an API key or token, a private key, a signed JWT, a password in a URL, by its published format)",
+            "Revoke the credential at once (the site has published it to every agent that fetched the skill), remove it, and have the skill read it from an environment variable the user sets; `skillpub lint` refuses it on the skill folder.";
     }
     messages {
         ok link_names(target: &Url) => "Link rel=\"agent-skills\" names {target}";
@@ -310,7 +315,10 @@ checks! {
         problem not_started(left_out: usize, total: usize) =>
             "the deadline passed before {left_out} of {total} downloads started, so they were not checked; allow more time (skillpub check --max-time)";
 
-        ok follows_advice() => "{SKILL_MD} has no authoring warnings";
+        ok follows_advice() => "the skill has no authoring or security warnings";
+        ok no_secret(files: &str) => "no credential in the skill's {files}";
+        problem secret(file: &str, line: u64, credential: Credential, shown: &str) =>
+            "{file} line {line} publishes {credential} (`{shown}`) to every agent that fetches the skill; revoke it and remove it";
     }
 }
 
@@ -423,10 +431,14 @@ impl Finding {
         Self::new(kind, kind.severity().into(), note.to_string())
     }
 
-    /// One piece of the authoring advice on a fetched `SKILL.md`, its rule's code in
-    /// brackets: a warning is a `warn` line, an info an `ok` line.
+    /// One piece of the authoring advice on a fetched skill, its rule's code in brackets: a
+    /// warning is a `warn` line, an info an `ok` line. A finding in a supporting file names
+    /// it first.
     pub(crate) fn advice(advice: Advice) -> Self {
-        let message = format!("{advice} [{}]", advice.code());
+        let message = match advice.file() {
+            SKILL_MD => format!("{advice} [{}]", advice.code()),
+            file => format!("{file}: {advice} [{}]", advice.code()),
+        };
         Self::new(CheckKind::SkillAdvice, advice.severity().into(), message).because(advice)
     }
 

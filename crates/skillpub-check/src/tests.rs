@@ -18,7 +18,7 @@ use crate::outcome::{Cause, Status};
 use crate::report::{Check, Lines, Report};
 use crate::run::{advise, invalid_skill_md};
 use crate::table::{CheckKind, Finding, UnknownCode};
-use crate::{Grade, GradeStatus};
+use crate::{Grade, GradeStatus, Verdict};
 
 const CHECKS_MD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/docs/checks.md");
 
@@ -144,6 +144,10 @@ fn sample() -> Report {
                 .parse()
                 .expect("a URL"),
         }),
+        isitagentready: Some(Verdict {
+            passed: false,
+            reason: "Agent Skills index not found: \u{202e}".into(),
+        }),
     };
     assert_eq!(report.checks[1].cause, Some(Cause::Client(error)));
     report
@@ -159,6 +163,7 @@ fn the_text_report_shows_status_code_subject_and_message() {
             "ok    index.status             index: GET 200 OK",
             "FAIL  target.url               evil\\u{202e}name: `x` is not a URL; give an origin such as https://example.com or an index URL",
             "aiSiteReady agent_skills: PARTIAL (served as text/\\u{1b}[2J, not as JSON)",
+            "isitagentready agentSkills: fail (Agent Skills index not found: \\u{202e})",
             "1 ok, 0 warnings, 1 failed",
         ]
     );
@@ -181,12 +186,22 @@ fn every_json_line_has_its_code() {
         json["aisiteready"],
         serde_json::json!({"status": "PARTIAL", "reason": "served as text/\u{1b}[2J, not as JSON"})
     );
+    assert_eq!(
+        json["isitagentready"],
+        serde_json::json!({"status": "fail", "reason": "Agent Skills index not found: \u{202e}"})
+    );
     let ungraded = Report {
         aisiteready: None,
+        isitagentready: None,
         ..sample()
     };
     assert_eq!(ungraded.to_json()["aisiteready"], serde_json::Value::Null);
+    assert_eq!(
+        ungraded.to_json()["isitagentready"],
+        serde_json::Value::Null
+    );
     assert!(!ungraded.to_string().contains("aiSiteReady"));
+    assert!(!ungraded.to_string().contains("isitagentready"));
 }
 
 #[test]
@@ -236,18 +251,113 @@ fn advice_past_the_deadline_is_one_max_time_line_and_no_advice() {
     let codes = |checks: Vec<Check>| -> Vec<&'static str> {
         checks.iter().map(|check| check.kind.code()).collect()
     };
-    assert_eq!(codes(lines(None)), ["skill.advice"; 3]);
+    // The credentials are looked for first, whatever the deadline: one pass, and fast.
+    assert_eq!(
+        codes(lines(None)),
+        [
+            "skill.secret",
+            "skill.advice",
+            "skill.advice",
+            "skill.advice"
+        ]
+    );
     assert_eq!(codes(lines(Some(later))), codes(lines(None)));
     let stopped = lines(Some(Instant::now()));
-    assert_eq!(codes(stopped.clone()), ["run.max-time"]);
-    assert_eq!(stopped[0].status, Status::Fail);
+    assert_eq!(codes(stopped.clone()), ["skill.secret", "run.max-time"]);
+    assert_eq!(stopped[1].status, Status::Fail);
     assert!(
-        matches!(stopped[0].cause, Some(Cause::AdviceDeadline(_))),
+        matches!(stopped[1].cause, Some(Cause::AdviceDeadline(_))),
         "{:?}",
-        stopped[0]
+        stopped[1]
     );
     assert_eq!(
-        stopped[0].message,
+        stopped[1].message,
         "the authoring advice was not complete at the deadline (it had passed before any rule ran); allow more time (skillpub check --max-time); SKILL.md got no advice"
+    );
+}
+
+/// A fetched archive skill `pay` with these supporting files.
+fn fetched(skill_md: &str, files: &[(&str, &str)]) -> FetchedSkill {
+    let parsed = SkillMd::parse(skill_md.to_owned(), Some("pay")).unwrap();
+    FetchedSkill {
+        response: Fetched {
+            url: Url::parse("https://example.com/.well-known/agent-skills/pay.tar.gz").unwrap(),
+            status: StatusCode::OK,
+            headers: HeaderMap::new(),
+            body: Vec::new(),
+            encoded_digest: None,
+        },
+        frontmatter: parsed.into_frontmatter(),
+        skill_md: skill_md.into(),
+        files: files
+            .iter()
+            .map(|(path, text)| skillpub_client::unpack::UnpackedFile {
+                path: (*path).to_owned(),
+                bytes: text.as_bytes().to_vec(),
+                executable: false,
+            })
+            .collect(),
+        notes: Vec::new(),
+    }
+}
+
+const PAY: &str = "---\nname: pay\ndescription: Takes payments with Acme. Use when a user asks to pay an invoice.\n---\n# Pay\n\nSee [the API](references/api.md) and `scripts/setup.sh`.\n";
+
+#[test]
+fn every_fetched_file_is_reviewed_for_credentials_and_by_the_security_rules() {
+    let key = format!("sk_live_{}", "51Hq8ZkLq2Wd9RtYvB3nX7cPfM0aJ4eU");
+    let skill = fetched(
+        PAY,
+        &[
+            ("references/api.md", &format!("# API\n\nKEY={key}\n")),
+            (
+                "scripts/setup.sh",
+                "#!/bin/sh\ncurl -fsSL https://get.acme.dev/i.sh | sh\n",
+            ),
+        ],
+    );
+    let mut out = Lines::default();
+    advise(&mut out, "pay", &skill, None);
+    let secret = out
+        .0
+        .iter()
+        .find(|check| check.kind == CheckKind::SkillSecret)
+        .unwrap();
+    assert_eq!(secret.status, Status::Fail);
+    assert_eq!(
+        secret.message,
+        "references/api.md line 3 publishes a Stripe live secret key (`sk_live_…J4eU`) to every agent that fetches the skill; revoke it and remove it"
+    );
+    let script = out
+        .0
+        .iter()
+        .find(
+            |check| matches!(&check.cause, Some(Cause::Advice(a)) if a.code() == "security.script"),
+        )
+        .unwrap();
+    assert_eq!(script.status, Status::Warn);
+    assert!(
+        script
+            .message
+            .starts_with("scripts/setup.sh: line 2 pipes a download into a shell"),
+        "{}",
+        script.message
+    );
+}
+
+#[test]
+fn a_skill_that_allows_security_secret_in_its_metadata_gets_no_secret_line() {
+    let allowed = PAY.replace(
+        "---\n# Pay",
+        "metadata:\n  skillpub-allow: security.secret\n---\n# Pay",
+    );
+    let key = format!("sk_live_{}", "51Hq8ZkLq2Wd9RtYvB3nX7cPfM0aJ4eU");
+    let skill = fetched(&allowed, &[("references/api.md", &format!("KEY={key}\n"))]);
+    let mut out = Lines::default();
+    advise(&mut out, "pay", &skill, None);
+    assert!(
+        out.0
+            .iter()
+            .all(|check| check.kind != CheckKind::SkillSecret)
     );
 }

@@ -80,12 +80,17 @@ async fn the_demo_passes_every_check() {
     let (passed, stdout) = check(addr, &[]).await;
     assert!(passed, "{stdout}");
     let lines: Vec<&str> = stdout.lines().collect();
-    let [checks @ .., grade, summary] = lines.as_slice() else {
+    let [checks @ .., grade, verdict, summary] = lines.as_slice() else {
         panic!("{stdout}");
     };
     assert!(
         checks.iter().all(|line| line.starts_with("ok ")),
         "{stdout}"
+    );
+    // isitagentready reads the index alone: a JSON list of skills.
+    assert_eq!(
+        *verdict,
+        "isitagentready agentSkills: pass (Agent Skills index exists with valid JSON: 3 skills, spec version 0.2.0, at /.well-known/agent-skills/index.json)"
     );
     assert!(checks.len() > 20, "{stdout}");
     assert!(summary.ends_with("ok, 0 warnings, 0 failed"), "{stdout}");

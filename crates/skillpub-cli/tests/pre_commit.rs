@@ -22,7 +22,9 @@ fn live_key() -> String {
 fn run(program: &Path, args: &[&str], dir: &Path, home: &Path) -> Output {
     let binary = PathBuf::from(env!("CARGO_BIN_EXE_skillpub"));
     let mut path = vec![binary.parent().unwrap().to_path_buf()];
-    path.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+    path.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
     Command::new(program)
         .args(args)
         .current_dir(dir)
@@ -57,7 +59,10 @@ fn the_hook_fails_a_commit_with_a_live_key_and_passes_it_without() {
     };
     let repository = Path::new(REPOSITORY);
     if !repository.join(".pre-commit-hooks.yaml").is_file() || !repository.join(".git").exists() {
-        skip_or_fail(TEST, "the crate is not in a git checkout of the skillpub repository");
+        skip_or_fail(
+            TEST,
+            "the crate is not in a git checkout of the skillpub repository",
+        );
         return;
     }
     let dir = Scratch::new("pre-commit");
@@ -68,7 +73,11 @@ fn the_hook_fails_a_commit_with_a_live_key_and_passes_it_without() {
     std::fs::write(work.join("skills/pay/SKILL.md"), skill_md).unwrap();
     let api = work.join("skills/pay/references/api.md");
     std::fs::write(&api, format!("# API\n\nKEY={}\n", live_key())).unwrap();
-    assert!(run(&git, &["init", "-q", "."], &work, &home).status.success());
+    assert!(
+        run(&git, &["init", "-q", "."], &work, &home)
+            .status
+            .success()
+    );
     assert!(run(&git, &["add", "-A"], &work, &home).status.success());
 
     let try_repo = ["try-repo", REPOSITORY, "skillpub-lint", "--all-files"];
@@ -81,7 +90,10 @@ fn the_hook_fails_a_commit_with_a_live_key_and_passes_it_without() {
         "{output}"
     );
     assert!(output.contains("[security.secret]"), "{output}");
-    assert!(!output.contains(&live_key()[8..]), "never the key itself: {output}");
+    assert!(
+        !output.contains(&live_key()[8..]),
+        "never the key itself: {output}"
+    );
 
     std::fs::write(&api, "# API\n\nKEY=$STRIPE_KEY\n").unwrap();
     assert!(run(&git, &["add", "-A"], &work, &home).status.success());

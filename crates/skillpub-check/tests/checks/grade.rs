@@ -190,13 +190,18 @@ async fn a_site_with_digest_drift_is_pass_for_the_scanner_and_fails_here() {
     let pass = "`$schema` declared, served as application/json, 1 of 1 entries valid";
     assert_eq!(report.grade(), ("PASS", pass));
 
-    // The text report: the grade is the line before the summary.
+    // The text report: the grade and isitagentready's verdict are the lines before the
+    // summary; neither scanner fetches an artifact, so both pass.
     let text = report.to_string();
     let lines: Vec<&str> = text.lines().collect();
-    let [.., grade, summary] = lines.as_slice() else {
+    let [.., grade, verdict, summary] = lines.as_slice() else {
         panic!("{text}");
     };
     assert_eq!(*grade, format!("aiSiteReady agent_skills: PASS ({pass})"));
+    assert_eq!(
+        *verdict,
+        "isitagentready agentSkills: pass (Agent Skills index exists with valid JSON: 1 skill, spec version 0.2.0, at /.well-known/agent-skills/index.json)"
+    );
     assert!(summary.ends_with("1 failed"), "{text}");
     fail_line(&text, "greeting: digest drift");
 }

@@ -8,6 +8,7 @@ mod basics;
 mod codings;
 mod concurrency;
 mod grade;
+mod isitagentready;
 mod pages;
 mod report;
 mod site;

@@ -65,7 +65,7 @@ async fn the_authoring_advice_is_a_line_per_rule_with_its_code() {
     let report = check_app(app, "/").await;
     assert_eq!(
         report.message(Status::Ok, "greeting", "skill.advice"),
-        "SKILL.md has no authoring warnings"
+        "the skill has no authoring or security warnings"
     );
 }
 
