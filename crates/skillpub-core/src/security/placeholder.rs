@@ -45,11 +45,12 @@ pub(super) fn contains_ignore_case(haystack: &[u8], needle: &[u8]) -> bool {
             .any(|window| window.eq_ignore_ascii_case(needle))
 }
 
-/// Whether at least 40 % of the characters of `value` repeat or count on from one a few
+/// Whether at least 60 % of the characters of `value` repeat or count on from one a few
 /// places before them: a repeated character (`xxxx`, `0000`), a repeated group (`abc1abc1`),
 /// counting (`123456`, `abcdef`) or counting in two interleaved rows (`A1B2C3`). In a random
-/// value of a 62-letter alphabet each character does one of these by chance about one time in
-/// ten.
+/// value each character does one of these by chance about one time in ten (62 letters) to one
+/// in five (32 letters, an AWS key ID's), so a random value of 16 characters reaches 60 % about
+/// once in a million.
 pub(super) fn regular(value: &[u8]) -> bool {
     if value.len() < 8 {
         return true;
@@ -61,7 +62,7 @@ pub(super) fn regular(value: &[u8]) -> bool {
                 || (1..=2).any(|back| at >= back && value[at - back].wrapping_add(1) == c)
         })
         .count();
-    regular * 10 >= (value.len() - 1) * 4
+    regular * 10 >= (value.len() - 1) * 6
 }
 
 /// The Shannon entropy of `value` in bits per character.
