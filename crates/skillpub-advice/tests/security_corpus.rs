@@ -602,6 +602,13 @@ fn cases() -> Vec<Case> {
             &ALL,
         ),
         case(
+            "a-template-s-comment-named-in-a-code-span",
+            "Fill the `<!-- AGENT: anomalies -->` block of `template.html` with 3 to 5 findings.\n",
+            vec![],
+            &[],
+            &ALL,
+        ),
+        case(
             "author-notes-in-comments",
             "<!-- TODO: add a table of error codes -->\n<!-- markdownlint-disable MD013 -->\nUse the tool.\n",
             vec![],

@@ -282,15 +282,24 @@ fn hidden_places(text: &Text<'_>, clock: &Clock) -> Vec<Advice> {
     }
     places.sort_by_key(|(at, _, _)| *at);
     let mut last_line = 0;
+    // The code spans of the line of the last place, read once per line.
+    let mut spans: (u64, Vec<std::ops::Range<usize>>) = (0, Vec::new());
     let mut advice = Vec::new();
     for (at, inside, what) in places {
-        // Fenced code shows a comment, alt text or a tag as it is written.
+        // Fenced code and code spans show a comment, alt text or a tag as it is written.
         let line = text.line_of(at);
-        if line == last_line
-            || text.is_code(line)
-            || text.is_example(line)
-            || !directive(inside, clock)
-        {
+        if line == last_line || text.is_code(line) || text.is_example(line) {
+            continue;
+        }
+        if spans.0 != line {
+            spans = (line, text.code_spans(line, clock));
+        }
+        // The spans are in order and apart: the one that may hold the place is the last
+        // that starts at or before it.
+        let column = at - text.line_start(line);
+        let before = spans.1.partition_point(|span| span.start <= column);
+        let in_span = before > 0 && spans.1[before - 1].contains(&column);
+        if in_span || !directive(inside, clock) {
             continue;
         }
         last_line = line;

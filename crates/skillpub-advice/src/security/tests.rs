@@ -129,3 +129,34 @@ fn binary_files_are_not_read() {
     );
     assert_eq!(found, []);
 }
+
+#[test]
+fn a_comment_in_a_code_span_is_shown_as_written() {
+    let comment = "<!-- AGENT: fill in the anomalies -->";
+    assert_eq!(
+        review(&format!("Fill the `{comment}` block.\n"), &[]),
+        [],
+        "a code span shows the comment"
+    );
+    assert_eq!(
+        review(&format!("Fill the ``x ` {comment}`` block.\n"), &[]),
+        [],
+        "a span of two backticks holds one"
+    );
+    let hidden = [(HIDDEN, SKILL_MD.to_owned(), Some(7))];
+    assert_eq!(
+        review(&format!("Use the ` key. {comment}\n"), &[]),
+        hidden,
+        "an unclosed backtick opens no span, and the page hides the comment"
+    );
+    assert_eq!(
+        review(&format!("Use `x`. {comment} and `y`.\n"), &[]),
+        hidden,
+        "between two spans"
+    );
+    assert_eq!(
+        review("Use it.\n", &[("t.html", &format!("<p>`{comment}`</p>\n"))]),
+        [(HIDDEN, "t.html".to_owned(), Some(1))],
+        "backticks are not code in HTML"
+    );
+}

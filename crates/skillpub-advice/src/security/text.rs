@@ -22,8 +22,9 @@ pub(crate) enum Kind {
     Code,
 }
 
-/// The extensions of the files an agent reads as instructions.
+/// The extensions of the files an agent reads as instructions; the first three are Markdown.
 const PROSE: [&str; 7] = ["md", "mdx", "markdown", "txt", "rst", "html", "htm"];
+const MARKDOWN: usize = 3;
 
 /// Words that, in a fence's info string, in the lines just before it, or in the heading of its
 /// section, mark the fenced block as an example: something the text quotes, warns against or
@@ -42,6 +43,8 @@ pub(crate) struct Text<'a> {
     /// Its path in the skill, `SKILL.md` for the skill's own.
     pub(crate) path: &'a str,
     pub(crate) kind: Kind,
+    /// Whether it is Markdown, where a code span shows what it holds as it is written.
+    markdown: bool,
     /// The text, line ends read as LF.
     pub(crate) text: Cow<'a, str>,
     /// The byte offset where each line starts.
@@ -69,7 +72,11 @@ impl<'a> Text<'a> {
             Cow::Borrowed(raw)
         };
         let extension = path.rsplit_once('.').map_or("", |(_, extension)| extension);
-        let kind = if path == skillpub_core::paths::SKILL_MD
+        let markdown = path == skillpub_core::paths::SKILL_MD
+            || PROSE[..MARKDOWN]
+                .iter()
+                .any(|prose| extension.eq_ignore_ascii_case(prose));
+        let kind = if markdown
             || PROSE
                 .iter()
                 .any(|prose| extension.eq_ignore_ascii_case(prose))
@@ -101,6 +108,7 @@ impl<'a> Text<'a> {
         Some(Self {
             path,
             kind,
+            markdown,
             text,
             line_starts,
             blocks,
@@ -157,6 +165,53 @@ impl<'a> Text<'a> {
     /// Whether line `line` is in a fenced block or a catalogue the text marks as an example.
     pub(crate) fn is_example(&self, line: u64) -> bool {
         self.block(line).is_some_and(|(_, _, example)| *example)
+    }
+
+    /// The code spans of line `line` of a Markdown file, as byte ranges of the line, each
+    /// from its opening backticks to the end of its closing ones; none in any other file.
+    /// A run of backticks opens a span only if a run of the same length closes it later on
+    /// the line (CommonMark; a span across lines is not read): an unclosed one is shown as
+    /// written, and so hides nothing. Linear in the line: for each length of run, the next
+    /// run of that length is looked for from where the last search for it stopped.
+    pub(crate) fn code_spans(&self, line: u64, clock: &Clock) -> Vec<Range<usize>> {
+        let text = self.line(line);
+        if !self.markdown {
+            return Vec::new();
+        }
+        let mut runs: Vec<(usize, usize)> = Vec::new();
+        for _ in clock.bounded(std::iter::once(text), |text| text.len()) {
+            let bytes = text.as_bytes();
+            let mut at = 0;
+            while let Some(found) = memchr::memchr(b'`', &bytes[at..]) {
+                let start = at + found;
+                let end = start + bytes[start..].iter().take_while(|&&b| b == b'`').count();
+                runs.push((start, end - start));
+                at = end;
+            }
+        }
+        // For each length, the indexes of its runs in order, and how far the search went.
+        let mut of_length: std::collections::HashMap<usize, (Vec<usize>, usize)> =
+            std::collections::HashMap::new();
+        for (index, &(_, length)) in runs.iter().enumerate() {
+            of_length.entry(length).or_default().0.push(index);
+        }
+        let mut spans = Vec::new();
+        let mut index = 0;
+        while let Some(&(start, length)) = runs.get(index) {
+            let (indexes, cursor) = of_length.entry(length).or_default();
+            while indexes.get(*cursor).is_some_and(|&other| other <= index) {
+                *cursor += 1;
+            }
+            match indexes.get(*cursor) {
+                Some(&close) => {
+                    let (close_start, close_length) = runs[close];
+                    spans.push(start..close_start + close_length);
+                    index = close + 1;
+                }
+                None => index += 1,
+            }
+        }
+        spans
     }
 
     /// The lines that hold one of the words of `family`.
