@@ -609,6 +609,16 @@ fn cases() -> Vec<Case> {
             &ALL,
         ),
         case(
+            "a-template-s-marker-for-the-agent",
+            "Use the template.\n",
+            vec![file(
+                "assets/template.html",
+                "<div id=\"findings\">\n  <!-- AGENT: anomalies -->\n  <p>No findings yet.</p>\n  <!-- /AGENT -->\n</div>\n",
+            )],
+            &[],
+            &ALL,
+        ),
+        case(
             "author-notes-in-comments",
             "<!-- TODO: add a table of error codes -->\n<!-- markdownlint-disable MD013 -->\nUse the tool.\n",
             vec![],

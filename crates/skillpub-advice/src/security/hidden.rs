@@ -73,10 +73,11 @@ static RIGHT_TO_LEFT: LazyLock<Regex> =
     security_regex!(r"[\u{0590}-\u{08FF}\u{FB1D}-\u{FDFF}\u{FE70}-\u{FEFC}]");
 
 /// Words that make hidden text an instruction to an agent: addressing one at the start of a
-/// sentence (`Claude:`, `AI agents, ...`) or saying what one must do (`the assistant must run
-/// ...`).
+/// sentence with at least two words after it (`Claude: run ...`, `AI agents, always ...`; a
+/// template's marker for the agent, `<!-- AGENT: anomalies -->`, instructs nothing) or saying
+/// what one must do (`the assistant must run ...`).
 static ADDRESSED: LazyLock<Regex> = security_regex!(
-    r"(?im)(?:^|[.!?]\s+)\s*(?:(?:hey|dear|attention|note\s+to)\s+)?(?:the\s+)?(?:AI|assistants?|agents?|LLMs?|models?|Claude|ChatGPT|GPT|Copilot|Gemini|Cursor|bots?)(?:\s+(?:agents?|assistants?|models?))?\s*[:,]\s*\w|\b(?:AI|assistants?|agents?|LLMs?|models?|Claude|ChatGPT|GPT|Copilot|Gemini|Cursor|bots?)\s+(?:must|shall|need\s+to|have\s+to)\s+(?:always\s+|never\s+|not\s+|now\s+)?(?:run|execute|send|read|open|fetch|download|install|call|ignore|reply|respond|say|tell|output|delete|upload|post)\b"
+    r"(?im)(?:^|[.!?]\s+)\s*(?:(?:hey|dear|attention|note\s+to)\s+)?(?:the\s+)?(?:AI|assistants?|agents?|LLMs?|models?|Claude|ChatGPT|GPT|Copilot|Gemini|Cursor|bots?)(?:\s+(?:agents?|assistants?|models?))?\s*[:,]\s*\w+[^\w\n]+\w|\b(?:AI|assistants?|agents?|LLMs?|models?|Claude|ChatGPT|GPT|Copilot|Gemini|Cursor|bots?)\s+(?:must|shall|need\s+to|have\s+to)\s+(?:always\s+|never\s+|not\s+|now\s+)?(?:run|execute|send|read|open|fetch|download|install|call|ignore|reply|respond|say|tell|output|delete|upload|post)\b"
 );
 
 /// What an author's note to the person filling a template starts with: `<!-- Describe ...`,
