@@ -224,8 +224,10 @@ impl CatalogBuilder {
     }
 
     /// Runs every rule [`build`](Self::build) runs and builds nothing (no archive or index;
-    /// the only digest is of a `SKILL.md` whose frontmatter `skillpub-build` parsed, to know
-    /// it is the same file), for linters and build scripts that only need the verdict.
+    /// the only digests are of a `SKILL.md` whose frontmatter `skillpub-build` parsed, to know
+    /// it is the same file, and of the files of a skill it reviewed for credentials, to know
+    /// they are the ones it reviewed), for linters and build scripts that only need the
+    /// verdict.
     ///
     /// # Example
     ///
@@ -242,20 +244,21 @@ impl CatalogBuilder {
     ///
     /// The same problems as [`build`](Self::build), in the same order.
     pub fn check(&self) -> Result<(), Errors> {
-        let errors: Vec<Error> = self
-            .checked()?
-            .1
-            .iter()
-            .flat_map(|checked| {
-                let skill = checked.skill;
-                let files = skill.files().iter();
-                let digests = files.map(|file| (file.path(), Digest::of(file.bytes())));
-                let skill_md = (SKILL_MD, Digest::of(skill.skill_md()));
-                let frontmatter = checked.skill_md.frontmatter();
-                let all = digests.chain([skill_md]);
-                secrets_unless_reviewed(skill, checked.reviewed, frontmatter, &checked.file, all)
-            })
-            .collect();
+        // A skill without a review key was reviewed by `checked`; one with a key is reviewed
+        // only if its files are not the ones the key was made from, which hashing them tells.
+        let checked = self.checked()?.1;
+        let keyed: Vec<&Checked<'_>> = checked.iter().filter(|c| c.reviewed.is_some()).collect();
+        let work = keyed.iter().map(|checked| hash_work(checked.skill)).sum();
+        let each = parallel::map(keyed, self.threads_for(work), |checked| {
+            let skill = checked.skill;
+            let files = skill.files().iter();
+            let digests = files.map(|file| (file.path(), Digest::of(file.bytes())));
+            let skill_md = (SKILL_MD, Digest::of(skill.skill_md()));
+            let frontmatter = checked.skill_md.frontmatter();
+            let all = digests.chain([skill_md]);
+            secrets_unless_reviewed(skill, checked.reviewed, frontmatter, &checked.file, all)
+        });
+        let errors: Vec<Error> = each.into_iter().flatten().collect();
         if errors.is_empty() {
             Ok(())
         } else {
@@ -415,6 +418,12 @@ fn check_work(skill: &Skill) -> usize {
         Some(_) => skill.skill_md().len(),
         None => PARSE_WORK,
     }
+}
+
+/// The bytes of every file of a skill, which knowing its review key hashes.
+fn hash_work(skill: &Skill) -> usize {
+    let files: usize = skill.files().iter().map(|file| file.bytes().len()).sum();
+    skill.skill_md().len() + files
 }
 
 /// How errors name a skill given in memory: by its folder, or by its position without one.
