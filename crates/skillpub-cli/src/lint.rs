@@ -76,37 +76,15 @@ pub(crate) fn run(args: &Args) -> bool {
     let mut notes: Vec<Note> = Vec::new();
     let mut skills = 0;
     let mut skipped = Vec::new();
-    for path in &args.paths {
-        let folder = if path.file_name().is_some_and(|name| name == SKILL_MD) && path.is_file() {
-            path.parent().unwrap_or(Path::new("."))
-        } else {
-            path.as_path()
-        };
-        let found = SkillsFolder::read(folder);
-        problems.extend(found.errors().iter().map(Problem::from));
-        skills += found.skills().len();
-        skipped.extend(found.skipped().iter().map(|s| s.path.display().to_string()));
-        let checked = found
-            .builder()
-            .allow_unknown_fields(args.allow_unknown_fields)
-            .check();
-        if let Err(errors) = checked {
-            problems.extend(errors.as_slice().iter().map(Problem::from));
-        }
-        for source in found.skills() {
-            notes.extend(advice(source, args));
-        }
-        if found.skills().is_empty() && found.errors().is_empty() {
-            problems.push(Problem {
-                file: folder.display().to_string(),
-                skill: None,
-                field: None,
-                line: None,
-                code: NO_SKILL,
-                message: "holds no skill; a skill folder holds a SKILL.md, a folder of skills holds skill folders"
-                    .to_owned(),
-            });
-        }
+    // Paths on every core when there are several (a list of skill folders, as a script
+    // gives), the skills of the one path on every core otherwise.
+    let threads = if args.paths.len() > 1 { cores() } else { 1 };
+    let inner = if threads > 1 { 1 } else { cores() };
+    for found in ordered_map(&args.paths, 1, threads, |path| lint_path(path, args, inner)) {
+        problems.extend(found.problems);
+        notes.extend(found.notes);
+        skills += found.skills;
+        skipped.extend(found.skipped);
     }
     let warnings = notes
         .iter()
@@ -144,6 +122,103 @@ pub(crate) fn run(args: &Args) -> bool {
     }
     passed
 }
+
+/// What lint finds under one path.
+struct Found {
+    problems: Vec<Problem>,
+    notes: Vec<Note>,
+    skills: usize,
+    skipped: Vec<String>,
+}
+
+/// The problems and the advice of the skills under one path, the advice on up to `threads`
+/// threads.
+fn lint_path(path: &Path, args: &Args, threads: usize) -> Found {
+    let folder = if path.file_name().is_some_and(|name| name == SKILL_MD) && path.is_file() {
+        path.parent().unwrap_or(Path::new("."))
+    } else {
+        path
+    };
+    let found = SkillsFolder::read(folder);
+    let mut problems: Vec<Problem> = found.errors().iter().map(Problem::from).collect();
+    let skipped = found.skipped().iter().map(|s| s.path.display().to_string());
+    let checked = found
+        .builder()
+        .allow_unknown_fields(args.allow_unknown_fields)
+        .check();
+    if let Err(errors) = checked {
+        problems.extend(errors.as_slice().iter().map(Problem::from));
+    }
+    let notes = ordered_map(found.skills(), SKILLS_PER_THREAD, threads, |source| {
+        advice(source, args)
+    });
+    if found.skills().is_empty() && found.errors().is_empty() {
+        problems.push(Problem {
+            file: folder.display().to_string(),
+            skill: None,
+            field: None,
+            line: None,
+            code: NO_SKILL,
+            message: "holds no skill; a skill folder holds a SKILL.md, a folder of skills holds skill folders"
+                .to_owned(),
+        });
+    }
+    Found {
+        problems,
+        notes: notes.into_iter().flatten().collect(),
+        skills: found.skills().len(),
+        skipped: skipped.collect(),
+    }
+}
+
+/// The cores the process may run on.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}
+
+/// `work` on every item, in their order, on up to `threads` threads, each taking the next
+/// item when done with one; fewer than `per_thread` items a thread stay on the calling one.
+/// The security review reads every byte of every text file, which on a thousand skills is
+/// most of what lint does.
+fn ordered_map<T: Sync, R: Send>(
+    items: &[T],
+    per_thread: usize,
+    threads: usize,
+    work: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let threads = (items.len() / per_thread.max(1)).clamp(1, threads.max(1));
+    if threads == 1 {
+        return items.iter().map(work).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let drain = || {
+        let mut done = Vec::new();
+        loop {
+            let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(item) = items.get(at) else {
+                return done;
+            };
+            done.push((at, work(item)));
+        }
+    };
+    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(drain)).collect();
+        let mut done = drain();
+        for helper in helpers {
+            match helper.join() {
+                Ok(more) => done.extend(more),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        done
+    });
+    done.sort_unstable_by_key(|(at, _)| *at);
+    done.into_iter().map(|(_, result)| result).collect()
+}
+
+/// How many skills a thread of the advice takes at least: about a millisecond of advice on
+/// skills of a few kilobytes, against tens of microseconds to start a thread.
+const SKILLS_PER_THREAD: usize = 16;
 
 /// The advice on one skill whose `SKILL.md` passes the rules, without the rules `--allow`
 /// silences. A skill with errors gets its advice once they are fixed.
@@ -210,5 +285,21 @@ fn line(problem: &Problem) -> String {
     match &problem.field {
         Some(field) => format!("{file}: {field}: {message} [{code}]"),
         None => format!("{file}: {message} [{code}]"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ordered_map;
+
+    #[test]
+    fn the_parallel_map_keeps_the_order_of_the_items() {
+        let items: Vec<u64> = (0..300).collect();
+        let squares: Vec<u64> = items.iter().map(|n| n * n).collect();
+        for (per_thread, threads) in [(1, 1), (1, 2), (16, 2), (1, 7), (1_000, 4)] {
+            let mapped = ordered_map(&items, per_thread, threads, |n| n * n);
+            assert_eq!(mapped, squares, "{per_thread} a thread, {threads} threads");
+        }
+        assert_eq!(ordered_map(&[] as &[u64], 1, 4, |n| *n), Vec::<u64>::new());
     }
 }
