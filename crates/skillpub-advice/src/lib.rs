@@ -9,8 +9,10 @@
 //! The rules read a [`SkillMd`] that passed the specification's rules (skillpub-core's
 //! [`SkillMd::parse`]) and the skill's other files (their paths, and their bytes when the
 //! caller has them: see [`FileText`]), and nothing else, so `skillpub lint` (a folder on disk)
-//! and `skillpub check` (a fetched `SKILL.md` or archive) give the same advice. Building a catalog and serving a skill never run it, which is why it
-//! is a crate of its own: a server does not compile its heuristics or the regex crate.
+//! and `skillpub check` (a fetched `SKILL.md` or archive) give the same advice. Serving a
+//! skill never runs it, and building a catalog runs it only in `skillpub-build`, for its
+//! warnings, which is why it is a crate of its own: a server does not compile its heuristics
+//! or the regex crate.
 //!
 //! # Example
 //!
