@@ -89,6 +89,11 @@ impl Clock {
         self.passed.get()
     }
 
+    /// Counts `bytes` of work done outside a search (a line read by hand).
+    pub(super) fn count(&self, bytes: usize) {
+        self.spend(bytes);
+    }
+
     /// The items of `items` until the deadline, each costing `cost` bytes of work.
     pub(super) fn bounded<'c, T>(
         &'c self,

@@ -85,13 +85,78 @@ fn guarded(before: &str, clock: &Clock) -> bool {
     clock.is_match(&GUARDED, sentence)
 }
 
-/// Whether the match `line[start..end]` sits inside a quotation or a code span of its line:
-/// an odd number of `"` (or of backticks) before it and one after, or an unclosed `“`.
-fn quoted(line: &str, start: usize, end: usize) -> bool {
-    let (before, after) = (&line[..start], &line[end..]);
-    let odd = |mark: char| before.matches(mark).count() % 2 == 1 && after.contains(mark);
-    let curly = before.matches('“').count() > before.matches('”').count() && after.contains('”');
-    odd('"') || odd('`') || curly
+/// What a line holds before a point, read once as the point moves on: the matches of one
+/// search come in order, so whether each sits in a quotation or after a comment costs the
+/// bytes since the last one, not the whole line before it again (which made a line of
+/// quoted matches quadratic).
+struct Before<'l> {
+    line: &'l str,
+    /// How far the line has been read.
+    read: usize,
+    /// `"`, backticks, `“` and `”` before `read`.
+    straight: usize,
+    ticks: usize,
+    opened: usize,
+    closed: usize,
+    /// Where the last `#` or `//` before `read` starts.
+    comment: Option<usize>,
+    /// Where the last of each mark on the whole line is, to tell whether one follows.
+    last_straight: Option<usize>,
+    last_tick: Option<usize>,
+    last_closed: Option<usize>,
+}
+
+impl<'l> Before<'l> {
+    fn new(line: &'l str, clock: &Clock) -> Self {
+        // The line is read twice: once here for the last marks, once as the point moves on.
+        clock.count(2 * line.len());
+        Self {
+            line,
+            read: 0,
+            straight: 0,
+            ticks: 0,
+            opened: 0,
+            closed: 0,
+            comment: None,
+            last_straight: line.rfind('"'),
+            last_tick: line.rfind('`'),
+            last_closed: line.rfind('”'),
+        }
+    }
+
+    /// Reads the line up to `to` (a char boundary at or after the last point).
+    fn advance(&mut self, to: usize) {
+        let read = &self.line[self.read..to];
+        self.straight += read.matches('"').count();
+        self.ticks += read.matches('`').count();
+        self.opened += read.matches('“').count();
+        self.closed += read.matches('”').count();
+        let bytes = self.line.as_bytes();
+        // A `//` may start on the byte before what is read now.
+        let from = self.read.saturating_sub(1);
+        let slashes = memchr::memmem::rfind(&bytes[from..to], b"//").map(|at| from + at);
+        let hash = memchr::memrchr(b'#', read.as_bytes()).map(|at| self.read + at);
+        self.comment = self.comment.max(slashes).max(hash);
+        self.read = to;
+    }
+
+    /// Whether the match `line[start..end]` sits inside a quotation or a code span of its
+    /// line: an odd number of `"` (or of backticks) before it and one after, or an unclosed
+    /// `“`.
+    fn quoted(&mut self, start: usize, end: usize) -> bool {
+        self.advance(start);
+        let after = |last: Option<usize>| last.is_some_and(|last| last >= end);
+        (self.straight % 2 == 1 && after(self.last_straight))
+            || (self.ticks % 2 == 1 && after(self.last_tick))
+            || (self.opened > self.closed && after(self.last_closed))
+    }
+
+    /// The comment that the line before `start` (a line of code) ends in, after `#` or
+    /// `//`.
+    fn comment(&mut self, start: usize) -> Option<&'l str> {
+        self.advance(start);
+        self.comment.map(|at| &self.line[at..start])
+    }
 }
 
 /// How a finding quotes what it found: at most this many characters.
@@ -125,16 +190,6 @@ static ILLUSTRATIVE: LazyLock<Regex> = security_regex!(
     r"(?i)\b(?:attacker|attackers|evil|malicious|hacker|badguy)[\w-]*\.[a-z]{2,}\b|\bexample\.(?:com|org|net)\b|\.(?:example|invalid|test)\b"
 );
 
-/// The comment that `before` (the start of a line of code) ends in, after `#` or `//`.
-fn commented(before: &str) -> Option<&str> {
-    let at = before
-        .rfind('#')
-        .into_iter()
-        .chain(before.rfind("//"))
-        .max()?;
-    Some(&before[at..])
-}
-
 /// The matches of `regex` in `text` that are instructions, searched on the lines that hold a
 /// word of `family`: outside the fenced blocks the text marks as examples, and, in prose, not
 /// guarded (or, with `quotes_count`, quoted) in their sentence; in code, not in a comment
@@ -153,13 +208,16 @@ fn instructions<'t>(
         }
         let (start, line_text) = (text.line_start(line), text.line(line));
         let code = text.is_code(line);
+        let mut marks = Before::new(line_text, clock);
         let first = clock.find_iter(regex, line_text).find(|matched| {
             let before = &line_text[..matched.start()];
             let excused = if code {
-                commented(before).is_some_and(|comment| guarded(comment, clock))
+                marks
+                    .comment(matched.start())
+                    .is_some_and(|comment| guarded(comment, clock))
             } else {
                 guarded(before, clock)
-                    || (quotes_count && quoted(line_text, matched.start(), matched.end()))
+                    || (quotes_count && marks.quoted(matched.start(), matched.end()))
             };
             !excused && !pattern_like(matched.as_str())
         });
