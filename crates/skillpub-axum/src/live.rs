@@ -107,10 +107,10 @@ impl Preparer {
         let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
         let mut resources = Resources::default();
         let by_path: FastMap<Box<str>, Arc<Resource>> = catalog
-            .artifacts()
-            .map(|artifact| {
+            .served()
+            .map(|(path, artifact)| {
                 let resource = resources.get_or_prepare(&self.policy, artifact, Some(&last));
-                (Box::from(artifact.path()), resource)
+                (Box::from(path), resource)
             })
             .collect();
         let routed = self

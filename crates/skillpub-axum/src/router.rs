@@ -246,12 +246,12 @@ impl RouterBuilder {
                 // Exact routes for what the first catalog publishes, as a fixed router has:
                 // the index, and every skill at the time; the folders for the rest.
                 let first = live.catalog();
-                let routes: Vec<Box<str>> = first.artifacts().map(|a| a.path().into()).collect();
+                let routes: Vec<Box<str>> = first.served().map(|(path, _)| path.into()).collect();
                 let view = live::follow(&live, self.policy, routes);
                 let answers = |route| LiveAnswers::new(view.clone(), Arc::clone(&shared), route);
                 let mut router = Router::new();
-                for (route, artifact) in first.artifacts().enumerate() {
-                    router = router.route_service(artifact.path(), answers(Some(route)));
+                for (route, (path, _)) in first.served().enumerate() {
+                    router = router.route_service(path, answers(Some(route)));
                 }
                 folders(router, first.has_legacy_index(), &answers(None))
             }
@@ -279,10 +279,10 @@ where
 {
     let mut router = Router::new();
     let mut resources = Resources::default();
-    for artifact in catalog.artifacts() {
+    for (path, artifact) in catalog.served() {
         let resource = resources.get_or_prepare(policy, artifact, None);
         let answers = Answers::published(resource, Arc::clone(&shared));
-        router = router.route_service(artifact.path(), answers);
+        router = router.route_service(path, answers);
     }
     // Everything else under the folders: 404, or a preflight answer.
     let unpublished = Answers::unpublished(shared);

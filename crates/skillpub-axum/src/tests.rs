@@ -153,7 +153,9 @@ async fn skill_md_is_markdown_and_matches_its_digest_in_the_index() {
         .find(|e| e["name"] == "greeting")
         .unwrap();
     assert_eq!(entry["digest"], Digest::of(&answer.body).to_string());
-    assert_eq!(entry["url"], SKILL);
+    let addressed = skillpub_core::paths::addressed_path(SKILL, Digest::of(&answer.body));
+    assert_eq!(entry["url"], addressed.unwrap());
+    assert_eq!(get(entry["url"].as_str().unwrap()).await.body, answer.body);
 }
 
 macro_rules! not_found {
@@ -893,7 +895,7 @@ mod codings {
                 Digest::of(&decoded(&answer)).to_string(),
                 "{url}"
             );
-            let artifact = catalog.artifacts().find(|a| a.path() == url).unwrap();
+            let artifact = catalog.addressed(url).unwrap();
             assert_eq!(decoded(&answer), artifact.bytes().as_ref(), "{url}");
         }
     }

@@ -1167,7 +1167,9 @@ async fn a_site_under_a_prefix_is_checked_under_it() {
     ] {
         let (passed, report) = check_url(&target, &[]).await;
         assert!(passed, "{target}\n{:#}", report.0);
-        let url = format!("http://{addr}/tenant/.well-known/agent-skills/greeting/SKILL.md");
+        let hex = Digest::of(SKILL_MD.as_bytes()).hex();
+        let url =
+            format!("http://{addr}/tenant/.well-known/agent-skills/sha256-{hex}/greeting/SKILL.md");
         let entry = report.message("ok", "greeting", "entry.fields");
         assert!(entry.contains(&url), "{entry}");
         report.line("ok", "site", "site.not-found-probe");

@@ -53,6 +53,16 @@ impl Digest {
     pub fn hex(&self) -> String {
         hex::encode(self.0)
     }
+
+    /// The digest whose 64 lowercase hex digits are `hex`; `None` for anything else.
+    pub(crate) fn from_hex(hex: &str) -> Option<Self> {
+        if hex.len() != 64 || !hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+            return None;
+        }
+        let mut bytes = [0; 32];
+        hex::decode_to_slice(hex, &mut bytes).ok()?;
+        Some(Self(bytes))
+    }
 }
 
 impl fmt::Display for Digest {
@@ -101,13 +111,7 @@ impl FromStr for Digest {
                 found,
             });
         }
-        if !hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
-            return Err(DigestParseError::NotLowercaseHex(text.to_owned()));
-        }
-        let mut bytes = [0; 32];
-        hex::decode_to_slice(hex, &mut bytes)
-            .map_err(|_| DigestParseError::NotLowercaseHex(text.to_owned()))?;
-        Ok(Self(bytes))
+        Self::from_hex(hex).ok_or_else(|| DigestParseError::NotLowercaseHex(text.to_owned()))
     }
 }
 

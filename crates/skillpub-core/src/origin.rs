@@ -19,7 +19,7 @@ pub const DEV_PORTS: [u16; 14] = [
 /// # Example
 ///
 /// ```
-/// use skillpub_core::{Origin, OriginError};
+/// use skillpub_core::origin::{Origin, OriginError};
 ///
 /// let origin: Origin = "https://Skills.Example.com/".parse()?;
 /// assert_eq!(origin.as_str(), "https://skills.example.com");
@@ -169,7 +169,7 @@ fn is_host(host: &str) -> bool {
 /// # Example
 ///
 /// ```
-/// use skillpub_core::is_local_host;
+/// use skillpub_core::origin::is_local_host;
 ///
 /// assert!(is_local_host("localhost"));
 /// assert!(is_local_host("127.0.0.1"));

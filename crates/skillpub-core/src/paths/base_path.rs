@@ -52,7 +52,7 @@ pub enum BasePathProblem {
 /// # Example
 ///
 /// ```
-/// use skillpub_core::{BasePathProblem, validate_base_path};
+/// use skillpub_core::paths::{BasePathProblem, validate_base_path};
 ///
 /// assert_eq!(validate_base_path("/tenant"), Ok(()));
 /// assert_eq!(validate_base_path("tenant"), Err(BasePathProblem::Relative));
