@@ -6,7 +6,7 @@ points 1 and 2, and its review).
 Build the binaries first (release, as the figures in BENCHMARKS.md were measured):
 
     cargo build --release --features mcp --example mcp
-    cargo build --release -p skillpub-mcp --example live_mcp
+    cargo build --release --example live_mcp --features mcp
 
 then run one measurement, or all of them:
 

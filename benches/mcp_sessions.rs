@@ -5,8 +5,9 @@
 //! `notifications/initialized` POSTs on keep-alive connections, and prints the server's
 //! resident memory at each step. Three runs, each in a server of its own:
 //!
-//! - `delete`: cap raised to 20,000; three waves of 20,000 sessions, each ended with `DELETE`;
-//! - `cap`: the default cap; 20,000 `initialize`s, of which those past the cap are refused;
+//! - `delete`: a cap of 20,000; three waves of 20,000 sessions, each ended with `DELETE`;
+//! - `cap`: a cap of 10,000; 20,000 `initialize`s, each past the cap ending the least recently
+//!   used session;
 //! - `live`: a live catalog replaced every 100 ms, an idle time of 30 s; three waves of 5,000
 //!   sessions never used after `initialized`, each left to expire.
 //!
@@ -26,7 +27,7 @@ use std::net::SocketAddr;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use skillpub::mcp::{DEFAULT_MAX_SESSIONS, HttpOptions, McpSkills};
+use skillpub::mcp::{HttpOptions, McpSkills};
 use skillpub::{Catalog, LiveCatalog, Skill};
 use skillpub_testkit::{Response, finish_response};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -38,6 +39,8 @@ const RUNS: [&str; 3] = ["delete", "cap", "live"];
 const SERVE: &str = "SKILLPUB_SESSIONS_SERVE";
 /// Sessions per wave.
 const SESSIONS: usize = 20_000;
+/// The cap of the `cap` run: half a wave.
+const CAP: usize = SESSIONS / 2;
 /// Keep-alive connections the sessions are opened on.
 const CONNECTIONS: usize = 32;
 /// Sessions per wave of the `live` run: fewer, so that a wave takes less than its idle time.
@@ -85,10 +88,10 @@ fn serve(run: &str) {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
         let catalog = Catalog::new(EXAMPLE_SKILLS).unwrap();
-        let mut options = HttpOptions::default().stateful(true);
-        if run != "cap" {
-            options = options.max_sessions(SESSIONS);
-        }
+        let cap = if run == "cap" { CAP } else { SESSIONS };
+        let options = HttpOptions::default()
+            .with_stateful(true)
+            .with_max_sessions(cap);
         let mcp = if run == "live" {
             let live = LiveCatalog::new(catalog.clone());
             tokio::spawn(replace_forever(live.clone(), catalog.clone()));
@@ -98,7 +101,7 @@ fn serve(run: &str) {
                 .instructions(true)
                 .build()
                 .unwrap()
-                .streamable_http_service(options.session_idle_timeout(LIVE_IDLE))
+                .streamable_http_service(options.with_session_idle_timeout(LIVE_IDLE))
                 .unwrap()
         } else {
             McpSkills::builder(catalog.clone())
@@ -164,11 +167,7 @@ async fn measure(run: &str) {
     let pid = server.id().unwrap();
     let mut lines = BufReader::new(server.stdout.take().unwrap()).lines();
     let addr: SocketAddr = lines.next_line().await.unwrap().unwrap().parse().unwrap();
-    let cap = if run == "cap" {
-        DEFAULT_MAX_SESSIONS
-    } else {
-        SESSIONS
-    };
+    let cap = if run == "cap" { CAP } else { SESSIONS };
     println!("{run} (at most {cap} sessions):");
     tokio::time::sleep(Duration::from_millis(200)).await;
     report(pid, "fresh", 0);
@@ -203,6 +202,10 @@ async fn measure(run: &str) {
             let last = probe(addr, &sessions[sessions.len() - 1]).await;
             println!("  a request of the first and of the last session gets {gone}, {last}");
             report(pid, &format!("wave {wave}, sessions expired"), start);
+        } else if run == "cap" {
+            let first = probe(addr, &sessions[0]).await;
+            let last = probe(addr, &sessions[sessions.len() - 1]).await;
+            println!("  a request of the first and of the last session gets {first}, {last}");
         } else {
             end_sessions(addr, sessions).await;
             tokio::time::sleep(Duration::from_millis(500)).await;

@@ -1,7 +1,9 @@
 //! The demos, real shipped binaries, under floods up to their open-file limit (`ulimit -n 256`):
 //! idle and slow connections against the basic demo, slow request bodies against the live
-//! demo's admin API and (with feature `mcp`) the MCP demo's `POST /mcp`. A request sent during
-//! a flood is answered within a second, and SIGTERM still stops the demo with status 0.
+//! demo's admin API and (with feature `mcp`) the MCP demo's `POST /mcp`, and held
+//! `subscriptions/listen` streams against the live MCP demo (below its stream cap of 512, so
+//! the server closes the oldest streams to make room). A request sent during a flood is
+//! answered within a second, and SIGTERM still stops the demo with status 0.
 #![cfg(unix)]
 
 use std::io::Write;
@@ -83,6 +85,17 @@ fn slow_mcp_post(_: usize) -> Vec<u8> {
     b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n{".to_vec()
 }
 
+/// A `subscriptions/listen` of a 2026-07-28 client, whose stream is held open and never read.
+#[cfg(feature = "mcp")]
+fn held_listen(_: usize) -> Vec<u8> {
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"resourcesListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
 /// `GET /.well-known/agent-skills/index.json`; the status line, and how long the answer took.
 fn get_index(addr: SocketAddr) -> (String, Duration) {
     let started = Instant::now();
@@ -147,4 +160,11 @@ fn the_live_demo_answers_during_a_flood_of_slow_admin_uploads() {
 fn the_mcp_demo_answers_during_a_flood_of_slow_mcp_posts() {
     let (demo, addr) = start_demo("examples/mcp", &[]);
     answers_during_a_flood(demo, addr, slow_mcp_post);
+}
+
+#[cfg(feature = "mcp")]
+#[test]
+fn the_live_mcp_demo_answers_during_a_flood_of_held_listen_streams() {
+    let (demo, addr) = start_demo("examples/live_mcp", &[]);
+    answers_during_a_flood(demo, addr, held_listen);
 }

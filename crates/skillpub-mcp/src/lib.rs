@@ -26,7 +26,9 @@
 //! [`McpSkillsBuilder::cache_scope`]) for 2026-07-28 peers; an unknown URI is `-32602` with
 //! `data: {"uri": ...}`. Who may call the endpoint is set by [`HttpOptions`]: loopback hosts
 //! and loopback browser origins by default, your public host names and origins when serving
-//! publicly.
+//! publicly. `Host` and `Origin` are checked first, once, with rmcp's rules (unit tests compare
+//! the two on a table of forms): nothing else is done for a request refused with `403` (or
+//! `400` for a `Host` that cannot be read), no body read, no session looked up or kept alive.
 //!
 //! # Serving it, and reading it
 //!
@@ -81,17 +83,30 @@
 //!
 //! [`McpSkills::live`] serves the catalog a [`LiveCatalog`](skillpub_core::LiveCatalog) holds
 //! at each moment ([`LiveMcpSkills`]): `skills/list` answers from the new catalog as soon as
-//! `replace` returns. With [`HttpOptions::stateful`], clients of the protocol versions with
-//! sessions are told `notifications/resources/list_changed` (and `prompts/list_changed`) on
-//! their session's stream after a replacement; 2026-07-28 clients follow the same with
+//! `replace` returns. With [`HttpOptions::with_stateful`], clients of the protocol versions
+//! with sessions are told `notifications/resources/list_changed` (and `prompts/list_changed`)
+//! on their session's stream after a replacement; 2026-07-28 clients follow the same with
 //! `subscriptions/listen`, in either mode.
 //!
 //! Those streams stay open for as long as their clients like, so an endpoint holds at most
-//! [`HttpOptions::max_streams`] of them ([`DEFAULT_MAX_STREAMS`], 512, listen and session
-//! streams together); beyond the cap a client gets `503` with `Retry-After` and the JSON-RPC
-//! error [`TOO_MANY_STREAMS`]. Served by `skillpub_axum::serve`, a flood of held streams
-//! cannot starve other requests either: when file descriptors run out it closes the oldest
-//! event streams (after the quiet connections), and their clients reconnect.
+//! [`HttpOptions::with_max_streams`] of them ([`DEFAULT_MAX_STREAMS`], 512, listen and session
+//! streams together). Every event stream counts, whatever the request carries: a session's
+//! `GET` takes its place before it replaces the session's open stream, and every event stream
+//! rmcp answers takes one once rmcp has answered (with JSON answers, rmcp answers with an
+//! event stream only a request that stays open). Beyond the cap a client gets `503` with
+//! `Retry-After` and the JSON-RPC error [`TOO_MANY_STREAMS`], and a session's stream open
+//! before is left working. Served by `skillpub_axum::serve`, a flood of held streams cannot
+//! starve other requests either: when file descriptors run out it closes the oldest event
+//! streams (after the quiet connections), and their clients reconnect.
+//!
+//! The refusals a client acts on carry JSON-RPC errors with codes of their own:
+//!
+//! | Code | Status | When |
+//! |---|---|---|
+//! | [`TOO_MANY_STREAMS`], `-32000` | `503`, `Retry-After: 3` | every place for an event stream is taken |
+//! | [`SESSION_NOT_FOUND`], `-32001` | `404` | the session ended, made room for another, or expired: initialize again |
+//! | [`TOO_MANY_SESSIONS`], `-32003` | `503`, `Retry-After: 3` | every session has a request in progress |
+//! | [`SESSION_REQUIRED`], `-32004` | `400` | a request that needs a session came without `Mcp-Session-Id` |
 //!
 //! # Sessions
 //!
@@ -101,34 +116,41 @@
 //!
 //! let catalog = skillpub_core::Catalog::new(Vec::<skillpub_core::Skill>::new())?;
 //! let options = HttpOptions::default()
-//!     .stateful(true)
-//!     .max_sessions(1_000)
-//!     .session_idle_timeout(Duration::from_secs(120));
+//!     .with_stateful(true)
+//!     .with_max_sessions(1_000)
+//!     .with_session_idle_timeout(Duration::from_secs(120));
 //! let mcp = McpSkills::new(catalog).streamable_http_service(options)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 #![doc = include_str!("docs/sessions.md")]
 
+mod answers;
+mod guard;
 mod http;
 mod instructions;
 mod live;
+mod media;
 mod prompts;
+mod request;
 mod server;
 mod service;
 mod sessions;
 mod skills;
+mod streams;
 mod tools;
 
+pub use answers::{SESSION_NOT_FOUND, SESSION_REQUIRED, TOO_MANY_SESSIONS, TOO_MANY_STREAMS};
 pub use http::{
-    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, LOOPBACK_HOSTS,
-    LOOPBACK_ORIGINS, MAX_SESSION_IDLE_TIMEOUT, MAX_SESSIONS_LIMIT,
+    DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STREAMS, DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions,
+    LOOPBACK_HOSTS, LOOPBACK_ORIGINS, MAX_SESSION_IDLE_TIMEOUT, MAX_SESSIONS_LIMIT,
+    MAX_STREAMS_LIMIT,
 };
 pub use instructions::INSTRUCTIONS_LIMIT;
 pub use live::LiveMcpSkills;
 pub use prompts::prompt_not_found;
 pub use server::{CacheHinted, SkillsServer, capabilities, fit_to_peer};
-pub use service::{DEFAULT_MAX_STREAMS, McpService, TOO_MANY_STREAMS};
+pub use service::McpService;
 pub use skills::{
     ConfigError, DEFAULT_PAGE_SIZE, DEFAULT_TTL_MS, McpSkills, McpSkillsBuilder, SCHEME,
     resource_not_found,

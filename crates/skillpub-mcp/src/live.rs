@@ -37,9 +37,9 @@ pub(crate) struct Versioned {
 /// clone. Made by [`McpSkills::live`].
 ///
 /// Serve it with [`streamable_http_service`](Self::streamable_http_service): with
-/// [`HttpOptions::stateful`](crate::HttpOptions::stateful), clients of the protocol versions
-/// with sessions get `notifications/resources/list_changed` on their session's stream after
-/// a replacement that changes `skills/list` or `resources/list` (and
+/// [`HttpOptions::with_stateful`](crate::HttpOptions::with_stateful), clients of the protocol
+/// versions with sessions get `notifications/resources/list_changed` on their session's stream
+/// after a replacement that changes `skills/list` or `resources/list` (and
 /// `notifications/prompts/list_changed` when [`prompts`](McpSkillsBuilder::prompts) is on
 /// and the prompts changed); clients of 2026-07-28, which has no sessions, get the same
 /// through `subscriptions/listen`, in either mode.
@@ -54,7 +54,7 @@ pub(crate) struct Versioned {
 /// let mcp = McpSkills::live(live.clone()).prompts(true).build()?;
 /// let app: axum::Router = axum::Router::new()
 ///     .merge(skillpub_axum::live_router(live.clone()))
-///     .nest_service("/mcp", mcp.streamable_http_service(HttpOptions::default().stateful(true))?);
+///     .nest_service("/mcp", mcp.streamable_http_service(HttpOptions::default().with_stateful(true))?);
 /// assert!(mcp.current().list_skills(None)?.skills.is_empty());
 ///
 /// live.replace(Catalog::new([Skill::from_static(
@@ -112,6 +112,26 @@ impl McpSkillsBuilder<LiveCatalog> {
 }
 
 impl Versions {
+    /// These versions once a client is told that `list` changed, up to its version in `now`
+    /// (a list's version only grows, so an older one changes nothing).
+    pub(crate) fn told(self, list: List, now: Self) -> Self {
+        match list {
+            List::Resources => Self {
+                resources: self.resources.max(now.resources),
+                ..self
+            },
+            List::Prompts => Self {
+                prompts: self.prompts.max(now.prompts),
+                ..self
+            },
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn new(resources: u64, prompts: u64) -> Self {
+        Self { resources, prompts }
+    }
+
     /// The versions of `after`, prepared from the catalog that follows `before`'s.
     fn after(self, before: &McpSkills, after: &McpSkills) -> Self {
         let [resources, prompts] = after.lists_differ(before);
@@ -231,12 +251,13 @@ impl Changes {
 /// Where a client is told that a list changed: a session's peer, the stream of one
 /// `subscriptions/listen` request, or a session's event stream over HTTP.
 pub(crate) trait Listener {
-    /// Tells of one changed list; `false` once it cannot be told any more.
-    async fn tell(&self, list: List) -> bool;
+    /// Tells of one changed list, whose lists are at the versions `now`; `false` once it
+    /// cannot be told any more.
+    async fn tell(&self, list: List, now: Versions) -> bool;
 }
 
 impl Listener for Peer<RoleServer> {
-    async fn tell(&self, list: List) -> bool {
+    async fn tell(&self, list: List, _now: Versions) -> bool {
         match list {
             List::Resources => self.notify_resource_list_changed().await,
             List::Prompts => self.notify_prompt_list_changed().await,
@@ -246,7 +267,7 @@ impl Listener for Peer<RoleServer> {
 }
 
 impl Listener for SubscriptionSink {
-    async fn tell(&self, list: List) -> bool {
+    async fn tell(&self, list: List, _now: Versions) -> bool {
         match list {
             List::Resources => self.notify_resource_list_changed().await,
             List::Prompts => self.notify_prompt_list_changed().await,
@@ -268,7 +289,7 @@ impl Changes {
                 },
             };
             for list in lists {
-                if !listener.tell(list).await {
+                if !listener.tell(list, self.seen).await {
                     return;
                 }
             }

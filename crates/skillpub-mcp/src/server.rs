@@ -1,5 +1,7 @@
 //! [`SkillsServer`]: a ready MCP server handler that serves a catalog and nothing else.
 
+use std::sync::OnceLock;
+
 use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestMethod, CallToolRequestParams, CallToolResponse, GetPromptRequestMethod,
@@ -82,8 +84,10 @@ impl McpSkills {
 #[derive(Debug)]
 pub struct SkillsServer {
     skills: Served,
-    /// Dropped with the handler, which ends what its session follows.
-    session: watch::Sender<()>,
+    /// Dropped with the handler, which ends what its session follows. Made only once a
+    /// session is initialized: the stateless transport makes a handler for every request
+    /// and never initializes one.
+    session: OnceLock<watch::Sender<()>>,
 }
 
 /// What a handler serves.
@@ -120,7 +124,7 @@ impl SkillsServer {
     fn serving(skills: Served) -> Self {
         Self {
             skills,
-            session: watch::Sender::new(()),
+            session: OnceLock::new(),
         }
     }
 
@@ -209,7 +213,10 @@ impl ServerHandler for SkillsServer {
             return;
         };
         // The session's handler is dropped when the session ends, and with it the sender.
-        let mut session = self.session.subscribe();
+        let mut session = self
+            .session
+            .get_or_init(|| watch::Sender::new(()))
+            .subscribe();
         let ended = async move { while session.changed().await.is_ok() {} };
         let (peer, changes) = (context.peer, live.changes());
         tokio::spawn(async move { changes.tell(&peer, ended).await });

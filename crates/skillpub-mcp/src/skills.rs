@@ -46,6 +46,22 @@ pub enum ConfigError {
     /// A page size of zero.
     #[error("the page size must be at least 1")]
     PageSize,
+    /// An entry of [`HttpOptions::with_allowed_hosts`](crate::HttpOptions::with_allowed_hosts)
+    /// that no `Host` can match.
+    #[error(
+        "`allowed_hosts` entry `{0}` is not a host; give a name or an address, with or without a port, such as `skills.example.com`, `skills.example.com:8443`, `127.0.0.1` or `[::1]:3000`"
+    )]
+    AllowedHost(String),
+    /// An entry of
+    /// [`HttpOptions::with_allowed_origins`](crate::HttpOptions::with_allowed_origins) that no
+    /// `Origin` can match.
+    #[error(
+        "`allowed_origins` entry `{0}` is not an origin; give `scheme://host`, with `:port` or `:*` for any port, such as `https://app.example.com` or `http://localhost:*`, or `null`"
+    )]
+    AllowedOrigin(String),
+    /// A stream cap of zero, or over [`MAX_STREAMS_LIMIT`](crate::MAX_STREAMS_LIMIT).
+    #[error("`max_streams` is {0}; give at least 1 and at most {limit}", limit = crate::MAX_STREAMS_LIMIT)]
+    MaxStreams(usize),
     /// A session cap of zero, or over [`MAX_SESSIONS_LIMIT`](crate::MAX_SESSIONS_LIMIT).
     #[error("`max_sessions` is {0}; give at least 1 and at most {limit}", limit = crate::MAX_SESSIONS_LIMIT)]
     MaxSessions(usize),

@@ -52,7 +52,7 @@ fn live_mcp(live: &LiveCatalog) -> LiveMcpSkills {
 /// The well-known routes and MCP at /mcp (with sessions), from one live catalog.
 async fn serve(live: &LiveCatalog) -> SocketAddr {
     let mcp = live_mcp(live)
-        .streamable_http_service(HttpOptions::default().stateful(true))
+        .streamable_http_service(HttpOptions::default().with_stateful(true))
         .unwrap();
     let app = Router::new()
         .merge(skillpub_axum::live_router(live.clone()))
@@ -271,7 +271,7 @@ async fn the_hardened_server_keeps_an_open_session_stream_past_its_idle_timeout_
  {
     let live = LiveCatalog::new(catalog(&[("alpha", "A.")]));
     let mcp = live_mcp(&live)
-        .streamable_http_service(HttpOptions::default().stateful(true))
+        .streamable_http_service(HttpOptions::default().with_stateful(true))
         .unwrap();
     let app = Router::new()
         .merge(skillpub_axum::live_router(live.clone()))
@@ -389,4 +389,31 @@ async fn post(addr: SocketAddr, session: Option<&str>, body: &str) -> Response {
     let answer = post_mcp(addr, &headers, body).await;
     assert!((200..300).contains(&answer.status), "{}", answer.head);
     answer
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_skills_server_on_a_transport_with_sessions_tells_its_session_and_ends_with_it() {
+    use skillpub_mcp::SkillsServer;
+
+    let live = LiveCatalog::new(catalog(&[("alpha", "A.")]));
+    let server = SkillsServer::live(live_mcp(&live));
+    // A session over a byte stream (as over stdio): initialize, then initialized.
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let serving = tokio::spawn(async move {
+        server.serve(server_io).await?.waiting().await.ok();
+        Ok::<(), rmcp::service::ServerInitializeError>(())
+    });
+    let (sender, mut told) = mpsc::unbounded_channel();
+    let client = Told(sender).serve(client_io).await.unwrap();
+    until_told(&live, &mut told).await;
+    live.replace(catalog(&[("alpha", "A."), ("beta", "B.")]));
+    assert_eq!(next_told(&mut told).await, ["prompts", "resources"]);
+
+    // The session ends with its client: the server's loop stops, its handler is dropped.
+    client.cancel().await.unwrap();
+    timeout(TOLD_WITHIN, serving)
+        .await
+        .expect("the session ended")
+        .unwrap()
+        .unwrap();
 }

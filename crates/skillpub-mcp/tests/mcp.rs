@@ -29,7 +29,7 @@ fn catalog() -> Catalog {
 
 /// The well-known routes and MCP at /mcp, one catalog, pages of two, one allowed origin.
 async fn serve() -> SocketAddr {
-    serve_with(HttpOptions::default().allowed_origins([ALLOWED_ORIGIN])).await
+    serve_with(HttpOptions::default().with_allowed_origins([ALLOWED_ORIGIN])).await
 }
 
 /// The well-known routes and MCP at /mcp, one catalog, pages of two.
@@ -394,7 +394,7 @@ async fn a_loopback_server_accepts_browser_origins_on_this_machine_by_default() 
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_public_host_drops_the_loopback_origins() {
-    let addr = serve_with(HttpOptions::default().allowed_hosts(["skills.example.com"])).await;
+    let addr = serve_with(HttpOptions::default().with_allowed_hosts(["skills.example.com"])).await;
     let host = "skills.example.com";
     assert_eq!(initialize_status(addr, host, None).await, 200);
     for origin in ["http://localhost:5173", "https://app.example.com"] {
@@ -407,8 +407,8 @@ async fn a_public_host_drops_the_loopback_origins() {
 
     let addr = serve_with(
         HttpOptions::default()
-            .allowed_hosts(["skills.example.com"])
-            .allowed_origins(["https://app.example.com"]),
+            .with_allowed_hosts(["skills.example.com"])
+            .with_allowed_origins(["https://app.example.com"]),
     )
     .await;
     assert_eq!(
@@ -560,4 +560,32 @@ async fn a_prefix_puts_every_uri_under_it() {
             .build()
             .is_err()
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_body_announced_over_the_limit_is_413_before_it_is_sent() {
+    use tokio::io::AsyncWriteExt;
+
+    for stateful in [false, true] {
+        let addr = serve_with(HttpOptions::default().with_stateful(stateful)).await;
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{{",
+            4 * 1024 * 1024 + 1
+        );
+        stream.write_all(head.as_bytes()).await.unwrap();
+        // The rest never comes: the length alone says the body is too large.
+        let answer = tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            skillpub_testkit::read_response(&mut stream),
+        )
+        .await
+        .expect("answered without the body");
+        assert_eq!(answer.status, 413, "stateful: {stateful}");
+        assert_eq!(
+            answer.text(),
+            "Payload Too Large: request body exceeds 4194304 bytes"
+        );
+    }
 }

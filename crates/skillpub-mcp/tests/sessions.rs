@@ -64,7 +64,7 @@ async fn serve_live(live: &LiveCatalog, options: HttpOptions) -> SocketAddr {
 }
 
 fn stateful() -> HttpOptions {
-    HttpOptions::default().stateful(true)
+    HttpOptions::default().with_stateful(true)
 }
 
 /// Posts `body` in the session `session`.
@@ -134,13 +134,13 @@ fn json(answer: &Response) -> Value {
 }
 
 /// The JSON-RPC error of a refusal, which has no `id`.
-fn refusal(answer: &Response) -> (i64, String, Value) {
+fn refusal(answer: &Response) -> (i32, String, Value) {
     assert_eq!(answer.header("content-type"), Some("application/json"));
     let message = json(answer);
     assert!(message.get("id").is_none(), "{message}");
     let error = &message["error"];
     (
-        error["code"].as_i64().unwrap(),
+        i32::try_from(error["code"].as_i64().unwrap()).unwrap(),
         error["message"].as_str().unwrap().to_owned(),
         error["data"].clone(),
     )
@@ -156,7 +156,27 @@ impl Events {
     /// The answer to the session's `GET`: the head of the stream, or the whole answer when it
     /// is not one.
     async fn open(addr: SocketAddr, session: &str) -> Result<Self, String> {
-        let mut stream = TcpStream::connect(addr).await.unwrap();
+        let stream = TcpStream::connect(addr).await.unwrap();
+        Self::open_on(stream, addr, session).await
+    }
+
+    /// [`open`](Self::open) on a connection whose receive buffer is `bytes`.
+    async fn open_with_receive_buffer(
+        addr: SocketAddr,
+        session: &str,
+        bytes: u32,
+    ) -> Result<Self, String> {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.set_recv_buffer_size(bytes).unwrap();
+        let stream = socket.connect(addr).await.unwrap();
+        Self::open_on(stream, addr, session).await
+    }
+
+    async fn open_on(
+        mut stream: TcpStream,
+        addr: SocketAddr,
+        session: &str,
+    ) -> Result<Self, String> {
         let head = format!(
             "GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\
              Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n"
@@ -217,46 +237,76 @@ impl Events {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn past_the_cap_an_initialize_gets_503_with_retry_after_and_open_sessions_keep_working() {
-    let addr = serve_fixed(stateful().max_sessions(2)).await;
+async fn past_the_cap_an_initialize_ends_the_least_recently_used_idle_session() {
+    let addr = serve_fixed(stateful().with_max_sessions(2)).await;
     let first = open_session(addr).await;
     let second = open_session(addr).await;
+    // The first is used again: the second is now the one least recently used.
+    assert_eq!(list_in(addr, &first).await.0, 200);
 
-    let refused = post_mcp(addr, &[], INITIALIZE).await;
-    assert_eq!(refused.status, 503, "{}", refused.text());
-    assert!(refused.header("mcp-session-id").is_none());
-    let retry_after: u64 = refused.header("retry-after").unwrap().parse().unwrap();
-    assert!(
-        (1..=300).contains(&retry_after),
-        "no session can expire before the idle time: {retry_after}"
-    );
-    let (code, message, data) = refusal(&refused);
-    assert_eq!(code, -32000);
-    assert!(
-        message.contains("maximum of 2 sessions") && message.contains("2026-07-28"),
-        "{message}"
-    );
-    assert_eq!(data["maxSessions"], 2);
-    assert_eq!(data["retryAfterSeconds"], retry_after);
+    let third = post_mcp(addr, &[], INITIALIZE).await;
+    assert_eq!(third.status, 200, "{}", third.text());
+    let third = third.header("mcp-session-id").unwrap().to_owned();
 
-    // The sessions already open keep working.
-    for session in [&first, &second] {
+    // The client of the session that made room gets 404, and opens a new one, as the
+    // transport says; the others keep working.
+    let gone = post_in(addr, &second, LIST_SKILLS).await;
+    assert_eq!(gone.status, 404, "{}", gone.text());
+    let (code, message, _) = refusal(&gone);
+    assert_eq!(code, skillpub_mcp::SESSION_NOT_FOUND.0);
+    assert!(message.contains("initialize"), "{message}");
+    for session in [&first, &third] {
         assert_eq!(
             list_in(addr, session).await,
             (200, vec!["alpha".to_owned()])
         );
     }
-    // A session that ends gives its place back.
-    assert_eq!(delete(addr, &first, None).await.status, 204);
-    let third = open_session(addr).await;
-    assert_eq!(list_in(addr, &third).await.0, 200);
-    assert_eq!(post_mcp(addr, &[], INITIALIZE).await.status, 503);
+    let again = open_session(addr).await;
+    assert_eq!(list_in(addr, &again).await.0, 200);
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn rmcps_client_past_the_cap_fails_to_connect_and_a_2026_client_needs_no_session() {
-    let addr = serve_fixed(stateful().max_sessions(1)).await;
-    let _only = open_session(addr).await;
+async fn when_every_session_is_busy_an_initialize_gets_503_with_retry_after() {
+    let live = LiveCatalog::new(catalog(0));
+    let addr = serve_live(&live, stateful().with_max_sessions(1)).await;
+    let only = open_session(addr).await;
+    // An open event stream keeps its session busy.
+    let stream = Events::open(addr, &only).await.unwrap();
+
+    let refused = post_mcp(addr, &[], INITIALIZE).await;
+    assert_eq!(refused.status, 503, "{}", refused.text());
+    assert!(refused.header("mcp-session-id").is_none());
+    assert_eq!(refused.header("retry-after"), Some("3"));
+    let (code, message, data) = refusal(&refused);
+    assert_eq!(code, skillpub_mcp::TOO_MANY_SESSIONS.0);
+    assert_ne!(code, skillpub_mcp::TOO_MANY_STREAMS.0);
+    assert!(
+        message.contains("at most 1 sessions") && message.contains("2026-07-28"),
+        "{message}"
+    );
+    assert_eq!(data["maxSessions"], 1);
+    assert_eq!(data["retryAfterSeconds"], 3);
+    assert_eq!(list_in(addr, &only).await.0, 200, "the busy session works");
+
+    // Once its stream ends the session is idle, and a new one may take its place.
+    drop(stream);
+    let started = Instant::now();
+    while post_mcp(addr, &[], INITIALIZE).await.status == 503 {
+        assert!(
+            started.elapsed() < WITHIN,
+            "the session's stream never ended"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(list_in(addr, &only).await.0, 404);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rmcps_client_fails_to_connect_when_every_session_is_busy_and_a_2026_client_needs_none() {
+    let live = LiveCatalog::new(catalog(0));
+    let addr = serve_live(&live, stateful().with_max_sessions(1)).await;
+    let only = open_session(addr).await;
+    let _busy = Events::open(addr, &only).await.unwrap();
     let transport =
         rmcp::transport::StreamableHttpClientTransport::from_uri(format!("http://{addr}/mcp"));
     let refused = rmcp::ServiceExt::serve((), transport).await;
@@ -273,7 +323,7 @@ async fn rmcps_client_past_the_cap_fails_to_connect_and_a_2026_client_needs_no_s
 async fn a_session_idle_past_its_idle_time_is_gone_while_the_catalog_changes_faster() {
     let live = LiveCatalog::new(catalog(0));
     let idle = Duration::from_secs(1);
-    let addr = serve_live(&live, stateful().session_idle_timeout(idle)).await;
+    let addr = serve_live(&live, stateful().with_session_idle_timeout(idle)).await;
     let unused = open_session(addr).await;
     let used = open_session(addr).await;
 
@@ -296,38 +346,87 @@ async fn a_session_idle_past_its_idle_time_is_gone_while_the_catalog_changes_fas
     );
     let gone = post_in(addr, &unused, LIST_SKILLS).await;
     let (code, message, _) = refusal(&gone);
-    assert_eq!(code, -32001);
+    assert_eq!(code, skillpub_mcp::SESSION_NOT_FOUND.0);
     assert!(message.contains("initialize"), "{message}");
     assert_eq!(list_in(addr, &used).await.0, 200);
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_session_that_does_not_read_is_told_each_changed_list_once_however_often_it_changed() {
+async fn a_stream_whose_client_does_not_read_is_told_far_fewer_events_than_changes() {
+    let live = LiveCatalog::new(catalog(0));
+    let mcp = McpSkills::live(live.clone())
+        .prompts(true)
+        .build()
+        .unwrap()
+        .streamable_http_service(stateful())
+        .unwrap();
+    // Small socket buffers on both sides (the server's as the connections inherit them from
+    // the listener), so that the connection holds a few hundred events at most.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_send_buffer_size(SMALL_BUFFER).unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let listener = socket.listen(64).unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(
+        async move { axum::serve(listener, Router::new().nest_service("/mcp", mcp)).await },
+    );
+    let session = open_session(addr).await;
+    // The client reads nothing: once the connection's buffers are full the server cannot
+    // write, and the changes coalesce.
+    let mut events = Events::open_with_receive_buffer(addr, &session, SMALL_BUFFER)
+        .await
+        .unwrap();
+    for turn in 1..=CHANGES {
+        live.replace(catalog(turn));
+        tokio::task::yield_now().await;
+    }
+    let (resources, prompts) = events.told().await;
+    assert!(
+        (1..CHANGES / 4).contains(&resources) && (1..CHANGES / 4).contains(&prompts),
+        "{CHANGES} changes of both lists told {resources} and {prompts} times"
+    );
+    // Nothing is left over: from then on, each change is told once, as it comes.
+    live.replace(catalog(CHANGES + 1));
+    assert_eq!(events.told().await, (1, 1));
+}
+
+/// Changes of both lists made while a client does not read its stream: each notification is
+/// about 100 bytes, so that their sum is many times what the connection's buffers hold.
+const CHANGES: usize = 4_000;
+
+/// The socket buffers of that stream's connection, on each side.
+const SMALL_BUFFER: u32 = 4096;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_new_stream_of_a_session_tells_only_what_its_streams_before_did_not() {
     let live = LiveCatalog::new(catalog(0));
     let addr = serve_live(&live, stateful()).await;
     let session = open_session(addr).await;
+    let mut first = Events::open(addr, &session).await.unwrap();
+    live.replace(catalog(1));
+    assert_eq!(first.told().await, (1, 1));
+    drop(first);
 
-    // Forty changes of both lists while the client reads nothing, each given time to be told.
-    for turn in 1..=40 {
-        live.replace(catalog(turn));
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    let mut events = Events::open(addr, &session).await.unwrap();
+    // The client reconnects: what the first stream told is not told again.
+    let mut second = Events::open(addr, &session).await.unwrap();
+    assert_eq!(second.told().await, (0, 0), "told again");
+    live.replace(catalog(2));
+    assert_eq!(second.told().await, (1, 1));
+    drop(second);
+    live.replace(catalog(3));
+    let mut third = Events::open(addr, &session).await.unwrap();
     assert_eq!(
-        events.told().await,
+        third.told().await,
         (1, 1),
-        "one notification per changed list, not the backlog"
+        "the change made between streams"
     );
-    // From then on, each change is told as it comes.
-    live.replace(catalog(41));
-    assert_eq!(events.told().await, (1, 1));
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_open_event_stream_keeps_its_session_and_its_end_starts_the_idle_time() {
     let live = LiveCatalog::new(catalog(0));
     let idle = Duration::from_secs(1);
-    let addr = serve_live(&live, stateful().session_idle_timeout(idle)).await;
+    let addr = serve_live(&live, stateful().with_session_idle_timeout(idle)).await;
     let session = open_session(addr).await;
     let mut first = Events::open(addr, &session).await.unwrap();
 
@@ -356,7 +455,7 @@ async fn requests_without_their_session_are_refused_as_the_transport_says() {
     let missing = post_mcp(addr, &[], LIST_SKILLS).await;
     assert_eq!(missing.status, 400);
     let (code, message, _) = refusal(&missing);
-    assert_eq!(code, -32000);
+    assert_eq!(code, skillpub_mcp::SESSION_REQUIRED.0);
     assert!(message.contains("Mcp-Session-Id"), "{message}");
 
     for unknown in ["2b0b4e8e-6f4b-4a43-9b54-3d6f0e0c2a11", "not-a-session"] {
@@ -374,8 +473,9 @@ async fn requests_without_their_session_are_refused_as_the_transport_says() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_host_and_origin_checks_cover_what_the_session_layer_answers() {
     let live = LiveCatalog::new(catalog(0));
-    let addr = serve_live(&live, stateful().max_sessions(1)).await;
+    let addr = serve_live(&live, stateful().with_max_sessions(1)).await;
     let session = open_session(addr).await;
+    let _busy = Events::open(addr, &session).await.unwrap();
     let evil = Some("https://evil.example");
 
     assert_eq!(delete(addr, &session, evil).await.status, 403);
@@ -396,16 +496,137 @@ async fn the_host_and_origin_checks_cover_what_the_session_layer_answers() {
     assert_eq!(list_in(addr, &session).await.0, 200);
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refused_host_or_origin_is_answered_before_the_body_is_read() {
+    let addr = serve_fixed(stateful()).await;
+    let heads = [
+        // Over the body limit: refused for its origin, not for its size.
+        format!(
+            "Content-Length: {}\r\nOrigin: https://evil.example\r\n",
+            5 * 1024 * 1024
+        ),
+        "Transfer-Encoding: chunked\r\nOrigin: https://evil.example\r\n".to_owned(),
+        "Content-Length: 100\r\nHost: evil.example\r\n".to_owned(),
+    ];
+    for extra in heads {
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        let host = if extra.contains("Host:") {
+            String::new()
+        } else {
+            format!("Host: {addr}\r\n")
+        };
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\n{host}Content-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\n{extra}\r\n{{"
+        );
+        stream.write_all(head.as_bytes()).await.unwrap();
+        // The rest of the body never comes: the answer must not wait for it.
+        let answer = timeout(WITHIN, skillpub_testkit::read_response(&mut stream))
+            .await
+            .unwrap_or_else(|_| panic!("no answer without the body: {extra}"));
+        assert_eq!(answer.status, 403, "{extra}: {}", answer.text());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_request_refused_for_its_origin_does_not_keep_its_session() {
+    let addr = serve_fixed(stateful().with_max_sessions(2)).await;
+    let first = open_session(addr).await;
+    let second = open_session(addr).await;
+    // Refused requests of the first session: were they to count as its client's, the second
+    // would be the least recently used.
+    let evil = [
+        ("Mcp-Session-Id", first.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+        ("Origin", "https://evil.example"),
+    ];
+    for _ in 0..3 {
+        assert_eq!(post_mcp(addr, &evil, LIST_SKILLS).await.status, 403);
+    }
+    let _third = open_session(addr).await;
+    assert_eq!(
+        list_in(addr, &first).await.0,
+        404,
+        "the first was kept alive"
+    );
+    assert_eq!(list_in(addr, &second).await.0, 200);
+    // Nor can a refused request end a session.
+    let evil = Some("https://evil.example");
+    assert_eq!(delete(addr, &second, evil).await.status, 403);
+    assert_eq!(list_in(addr, &second).await.0, 200);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unknown_protocol_version_is_refused_and_never_skips_the_sessions() {
+    let live = LiveCatalog::new(catalog(0));
+    let addr = serve_live(&live, stateful()).await;
+    let session = open_session(addr).await;
+    for version in ["9", "abc", "2026-07-28x", "2026-07-29"] {
+        let headers = [
+            ("Accept", "text/event-stream"),
+            ("Mcp-Session-Id", session.as_str()),
+            ("MCP-Protocol-Version", version),
+        ];
+        for method in ["GET", "DELETE"] {
+            let answer = request(addr, method, "/mcp", &headers).await;
+            assert_eq!(answer.status, 400, "{method} {version}: {}", answer.head);
+            assert_eq!(
+                answer.text(),
+                format!("Bad Request: Unsupported MCP-Protocol-Version: {version}")
+            );
+        }
+        let initialize = INITIALIZE.replace("2025-11-25", version);
+        let answer = post_mcp(addr, &[("MCP-Protocol-Version", version)], &initialize).await;
+        assert_eq!(
+            answer.status,
+            400,
+            "initialize {version}: {}",
+            answer.text()
+        );
+        assert!(answer.header("mcp-session-id").is_none());
+        let answer = post_mcp(addr, &[("MCP-Protocol-Version", version)], LIST_SKILLS).await;
+        assert_eq!(
+            answer.status,
+            400,
+            "skills/list {version}: {}",
+            answer.text()
+        );
+    }
+    // The session was neither ended nor touched.
+    assert_eq!(list_in(addr, &session).await.0, 200);
+
+    // A later client that names its version in `_meta` is told which versions are served,
+    // so that it can ask again with one of them.
+    let discover = r#"{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2027-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let headers = [
+        ("MCP-Protocol-Version", "2027-01-01"),
+        ("Mcp-Method", "server/discover"),
+    ];
+    let answer = post_mcp(addr, &headers, discover).await;
+    assert_eq!(answer.status, 400, "{}", answer.text());
+    let error = json(&answer);
+    assert_eq!(error["error"]["code"], -32022, "{error}");
+    let supported = error["error"]["data"]["supported"].to_string();
+    assert!(supported.contains("2026-07-28"), "{error}");
+}
+
 #[test]
 fn knobs_out_of_range_are_errors_that_name_the_knob() {
     let skills = McpSkills::new(catalog(0));
     let service = |options: HttpOptions| skills.streamable_http_service(options).err();
-    let huge = skillpub_mcp::MAX_SESSIONS_LIMIT + 1;
+    let sessions = skillpub_mcp::MAX_SESSIONS_LIMIT + 1;
+    let streams = skillpub_mcp::MAX_STREAMS_LIMIT + 1;
     let refused = [
-        service(stateful().max_sessions(0)),
-        service(stateful().max_sessions(huge)),
-        service(stateful().session_idle_timeout(Duration::ZERO)),
-        service(stateful().session_idle_timeout(Duration::MAX)),
+        service(stateful().with_max_sessions(0)),
+        service(stateful().with_max_sessions(sessions)),
+        service(stateful().with_session_idle_timeout(Duration::ZERO)),
+        service(stateful().with_session_idle_timeout(Duration::MAX)),
+        service(HttpOptions::default().with_max_streams(0)),
+        service(HttpOptions::default().with_max_streams(streams)),
+        // Checked with sessions off too, so that turning them on cannot fail later.
+        service(HttpOptions::default().with_max_sessions(0)),
+        service(HttpOptions::default().with_allowed_hosts(["https://skills.example.com"])),
+        service(HttpOptions::default().with_allowed_origins(["app.example.com"])),
     ];
     let messages: Vec<String> = refused
         .iter()
@@ -418,13 +639,35 @@ fn knobs_out_of_range_are_errors_that_name_the_knob() {
             "`max_sessions` is 1000001; give at least 1 and at most 1000000",
             "`session_idle_timeout` is 0ns; give more than zero and at most 86400s",
             "`session_idle_timeout` is 18446744073709551615.999999999s; give more than zero and at most 86400s",
+            "`max_streams` is 0; give at least 1 and at most 1000000",
+            "`max_streams` is 1000001; give at least 1 and at most 1000000",
+            "`max_sessions` is 0; give at least 1 and at most 1000000",
+            "`allowed_hosts` entry `https://skills.example.com` is not a host; give a name or an address, with or without a port, such as `skills.example.com`, `skills.example.com:8443`, `127.0.0.1` or `[::1]:3000`",
+            "`allowed_origins` entry `app.example.com` is not an origin; give `scheme://host`, with `:port` or `:*` for any port, such as `https://app.example.com` or `http://localhost:*`, or `null`",
         ]
     );
+    let defaults = HttpOptions::default();
+    assert_eq!(
+        (
+            defaults.max_streams(),
+            defaults.max_sessions(),
+            defaults.session_idle_timeout()
+        ),
+        (
+            skillpub_mcp::DEFAULT_MAX_STREAMS,
+            skillpub_mcp::DEFAULT_MAX_SESSIONS,
+            skillpub_mcp::DEFAULT_SESSION_IDLE_TIMEOUT
+        )
+    );
     let edges = [
-        stateful().max_sessions(1),
-        stateful().max_sessions(skillpub_mcp::MAX_SESSIONS_LIMIT),
-        stateful().session_idle_timeout(Duration::from_nanos(1)),
-        stateful().session_idle_timeout(skillpub_mcp::MAX_SESSION_IDLE_TIMEOUT),
+        defaults.clone(),
+        stateful().with_max_sessions(1),
+        stateful().with_max_sessions(skillpub_mcp::MAX_SESSIONS_LIMIT),
+        stateful().with_session_idle_timeout(Duration::from_nanos(1)),
+        stateful().with_session_idle_timeout(skillpub_mcp::MAX_SESSION_IDLE_TIMEOUT),
+        stateful().with_max_streams(1),
+        stateful().with_max_streams(skillpub_mcp::MAX_STREAMS_LIMIT),
+        defaults.with_allowed_hosts(Vec::<String>::new()),
     ];
     for options in edges {
         assert!(service(options).is_none());

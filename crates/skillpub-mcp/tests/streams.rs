@@ -31,22 +31,37 @@ fn listen(id: &str) -> String {
     )
 }
 
+fn alpha() -> Catalog {
+    Catalog::new([Skill::from_static(
+        "---\nname: alpha\ndescription: Does alpha.\n---\nA.\n",
+    )])
+    .unwrap()
+}
+
+fn alpha_and_beta() -> Catalog {
+    Catalog::new([
+        Skill::from_static("---\nname: alpha\ndescription: Does alpha.\n---\nA.\n"),
+        Skill::from_static("---\nname: beta\ndescription: Does beta.\n---\nB.\n"),
+    ])
+    .unwrap()
+}
+
 /// A live catalog's well-known routes and MCP at `/mcp`, with sessions and this stream cap.
 async fn serve_live(max_streams: usize) -> SocketAddr {
-    let live = LiveCatalog::new(
-        Catalog::new([Skill::from_static(
-            "---\nname: alpha\ndescription: Does alpha.\n---\nA.\n",
-        )])
-        .unwrap(),
-    );
+    serve_live_with(max_streams, true).await.0
+}
+
+/// [`serve_live`], with sessions or without, and the live catalog.
+async fn serve_live_with(max_streams: usize, stateful: bool) -> (SocketAddr, LiveCatalog) {
+    let live = LiveCatalog::new(alpha());
     let mcp = McpSkills::live(live.clone()).build().unwrap();
     let options = HttpOptions::default()
-        .stateful(true)
-        .max_streams(max_streams);
+        .with_stateful(stateful)
+        .with_max_streams(max_streams);
     let app = Router::new()
-        .merge(skillpub_axum::live_router(live))
+        .merge(skillpub_axum::live_router(live.clone()))
         .nest_service("/mcp", mcp.streamable_http_service(options).unwrap());
-    serve(app).await
+    (serve(app).await, live)
 }
 
 /// What a request for a stream got: the stream, held open, or a whole answer.
@@ -84,9 +99,14 @@ async fn ask_for_stream(addr: SocketAddr, head: &str, body: &str) -> Stream {
 }
 
 async fn open_listen(addr: SocketAddr, id: &str) -> Stream {
+    open_listen_with(addr, id, "").await
+}
+
+/// [`open_listen`], with `extra` header lines in its head.
+async fn open_listen_with(addr: SocketAddr, id: &str, extra: &str) -> Stream {
     let body = listen(id);
     let head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n",
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: subscriptions/listen\r\n{extra}Content-Length: {}\r\n",
         body.len()
     );
     ask_for_stream(addr, &head, &body).await
@@ -94,6 +114,12 @@ async fn open_listen(addr: SocketAddr, id: &str) -> Stream {
 
 /// A new session (clients before 2026-07-28) and its `GET` stream.
 async fn open_session_stream(addr: SocketAddr) -> Stream {
+    let session = open_session(addr).await;
+    session_stream(addr, &session).await
+}
+
+/// `initialize` and `notifications/initialized`: the new session's id.
+async fn open_session(addr: SocketAddr) -> String {
     let opened = post_mcp(addr, &[], INITIALIZE).await;
     let session = opened
         .header("mcp-session-id")
@@ -105,10 +131,32 @@ async fn open_session_stream(addr: SocketAddr) -> Stream {
     ];
     let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
     post_mcp(addr, &session_headers, initialized).await;
+    session
+}
+
+/// The `GET` stream of the session `session`.
+async fn session_stream(addr: SocketAddr, session: &str) -> Stream {
     let head = format!(
         "GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n"
     );
     ask_for_stream(addr, &head, "").await
+}
+
+/// Reads `stream` until `text` has arrived; what arrived.
+async fn read_until(stream: &mut TcpStream, text: &str) -> String {
+    let mut read = Vec::new();
+    let reading = async {
+        while !String::from_utf8_lossy(&read).contains(text) {
+            let mut chunk = [0; 4096];
+            let got = stream.read(&mut chunk).await.unwrap();
+            assert!(got > 0, "closed: {}", String::from_utf8_lossy(&read));
+            read.extend_from_slice(&chunk[..got]);
+        }
+    };
+    timeout(ANSWERED_WITHIN, reading)
+        .await
+        .unwrap_or_else(|_| panic!("{text} did not arrive: {}", String::from_utf8_lossy(&read)));
+    String::from_utf8_lossy(&read).into_owned()
 }
 
 #[track_caller]
@@ -176,4 +224,37 @@ async fn beyond_the_stream_cap_a_listen_gets_503_and_a_json_rpc_error_and_other_
             }
         }
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_header_does_not_take_a_listen_past_the_cap_with_sessions_or_without() {
+    for stateful in [false, true] {
+        let (addr, _live) = serve_live_with(1, stateful).await;
+        let _first = opened(open_listen(addr, "listen-1").await);
+        assert_eq!(refused(open_listen(addr, "listen-2").await).status, 503);
+        // rmcp's stateless transport ignores `Mcp-Session-Id`, and so does the cap: the
+        // header, of no session at all, changes nothing.
+        let header = "Mcp-Session-Id: 00000000-0000-0000-0000-000000000000\r\n";
+        for attempt in 0..5 {
+            let answer = refused(open_listen_with(addr, &format!("with-{attempt}"), header).await);
+            assert_eq!(answer.status, 503, "stateful: {stateful}; {}", answer.head);
+            let error: serde_json::Value = serde_json::from_slice(&answer.body).unwrap();
+            assert_eq!(error["id"], format!("with-{attempt}"), "{error}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_get_beyond_the_cap_leaves_the_open_stream_of_its_session_working() {
+    let (addr, live) = serve_live_with(1, true).await;
+    let session = open_session(addr).await;
+    let mut working = opened(session_stream(addr, &session).await);
+
+    // A second GET of the same session finds no place: refused, and the stream open before
+    // it is not ended for a stream that never opened.
+    let answer = refused(session_stream(addr, &session).await);
+    assert_eq!(answer.status, 503, "{}", answer.head);
+    live.replace(alpha_and_beta());
+    let told = read_until(&mut working, "notifications/resources/list_changed").await;
+    assert!(!told.contains("0\r\n\r\n"), "the stream was ended: {told}");
 }

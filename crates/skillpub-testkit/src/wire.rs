@@ -338,9 +338,14 @@ pub async fn finish_response(stream: &mut TcpStream, mut raw: Vec<u8>) -> Respon
         assert!(n > 0, "closed before a response head: {:?}", lossy(&raw));
         raw.extend_from_slice(&chunk[..n]);
     };
-    let length = Response::parse(&raw[..end])
-        .header("content-length")
-        .map(|value| value.parse::<usize>().expect("a numeric Content-Length"));
+    let head = Response::parse(&raw[..end]);
+    // A 204 or 304 never has a body, whatever its headers say (RFC 9112, section 6.3).
+    let length = if matches!(head.status, 204 | 304) {
+        Some(0)
+    } else {
+        head.header("content-length")
+            .map(|value| value.parse::<usize>().expect("a numeric Content-Length"))
+    };
     loop {
         let body = &raw[end..];
         let done = match length {

@@ -1,19 +1,27 @@
 //! [`Sessions`]: the open sessions, at most [`Limits::max`] of them, each gone once its
 //! client has made no request for [`Limits::idle`].
 //!
-//! A session is a record of a few dozen bytes: when its client's last request began or ended,
-//! how many of its requests are in progress (an open `GET` stream is one), the versions of the
-//! lists at its `initialize`, and the signal that ends its stream. Nothing is queued for it:
-//! what its stream tells is computed from the versions when the stream is polled.
+//! A session is a small record: when its client's last request began or ended, how many of
+//! its requests are in progress (an open `GET` stream is one), the versions of the lists its
+//! streams have told, and the signal that ends its stream. Nothing is queued for it: what its
+//! stream tells is computed from the versions when the stream is polled.
+//!
+//! The sessions with no request in progress are also kept in the order of their last
+//! request. The first of that order is the next to expire, so expired sessions are dropped
+//! as soon as the table is used, one look each; and it is the one a full table ends to make
+//! room for a new session, so that a flood of `initialize`s, which can fill any table, only
+//! ever ends the sessions idle the longest, never one in use: their clients get `404` and
+//! initialize again, as the transport says. Only when every session is busy is an
+//! `initialize` refused.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 use uuid::Uuid;
 
-use crate::live::Versions;
+use crate::live::{List, Versions};
 
 /// How many sessions may be open at once, and how long one lasts after its client's last
 /// request ended.
@@ -23,13 +31,10 @@ pub(crate) struct Limits {
     pub(crate) idle: Duration,
 }
 
-/// The sessions of one MCP endpoint. Expired sessions are dropped when their id is used
-/// again, and all at once by a sweep when a session is opened or used and one is due: at
-/// most every eighth of the idle time, so a sweep's cost (one pass over the sessions) is
-/// spread over many requests and an expired session's place is free again within an eighth
-/// of the idle time.
+/// The sessions of one MCP endpoint.
 pub(crate) struct Sessions {
     limits: Limits,
+    clock: Clock,
     state: Mutex<State>,
 }
 
@@ -39,18 +44,37 @@ impl std::fmt::Debug for Sessions {
         f.debug_struct("Sessions")
             .field("limits", &self.limits)
             .field("open", &self.len())
-            .finish()
+            .finish_non_exhaustive()
+    }
+}
+
+/// Where the sessions read the time: the system's monotonic clock, or in unit tests one that
+/// moves only when told, so that no test depends on how fast it runs.
+#[derive(Debug, Clone)]
+pub(crate) enum Clock {
+    System,
+    #[cfg(test)]
+    Manual(Arc<Mutex<Instant>>),
+}
+
+impl Clock {
+    fn now(&self) -> Instant {
+        match self {
+            Self::System => Instant::now(),
+            #[cfg(test)]
+            Self::Manual(now) => *now.lock().unwrap_or_else(PoisonError::into_inner),
+        }
     }
 }
 
 struct State {
     open: HashMap<u128, Session>,
+    /// The sessions with no request in progress, by their last request: the least recently
+    /// used first.
+    idle: BTreeSet<(Instant, u128)>,
     /// Places held by `initialize` requests in progress, so that they cannot open more than
     /// the cap between them.
     reserved: usize,
-    /// When the next sweep is due: no session expires before it, or it is an eighth of the
-    /// idle time after the last sweep.
-    next_sweep: Instant,
 }
 
 struct Session {
@@ -58,35 +82,43 @@ struct Session {
     last_request: Instant,
     /// Requests of the client in progress; an open event stream counts as one.
     in_flight: u32,
-    /// The versions of the lists when the session was opened: its stream tells of every list
-    /// that differs from them when it opens, so nothing is lost before or between streams.
+    /// The versions of the lists this session's streams have told (those of its
+    /// `initialize` until one has): a stream tells of every list that differs from them when
+    /// it opens, so nothing is lost before or between streams, and nothing told twice.
     versions: Versions,
     /// Told to end the session's event stream, when one is open.
     stream: Option<Arc<Notify>>,
 }
 
-impl Session {
-    fn expired(&self, now: Instant, idle: Duration) -> bool {
-        self.in_flight == 0 && now.duration_since(self.last_request) >= idle
-    }
+/// Why a session was not opened: every one of the `max` sessions is busy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct AllBusy {
+    pub(crate) max: usize,
 }
 
-/// Why a session was not opened: the cap is reached, and no session can expire before
-/// `retry_after` has passed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Full {
-    pub(crate) max: usize,
-    pub(crate) retry_after: Duration,
+/// Why a session's stream was not opened.
+#[derive(Debug)]
+pub(crate) enum NoStream {
+    /// No such session (never opened, ended or expired).
+    NoSession,
+    /// The stream was not admitted (no place among the open streams): the session, and its
+    /// stream if one is open, are as they were.
+    NotAdmitted,
 }
 
 impl Sessions {
     pub(crate) fn new(limits: Limits) -> Self {
+        Self::with_clock(limits, Clock::System)
+    }
+
+    pub(crate) fn with_clock(limits: Limits, clock: Clock) -> Self {
         Self {
             limits,
+            clock,
             state: Mutex::new(State {
                 open: HashMap::new(),
+                idle: BTreeSet::new(),
                 reserved: 0,
-                next_sweep: Instant::now(),
             }),
         }
     }
@@ -95,21 +127,24 @@ impl Sessions {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// How many sessions are open (expired ones included until they are swept).
+    /// How many sessions are open.
     pub(crate) fn len(&self) -> usize {
         self.state().open.len()
     }
 
-    /// A place for a session that an `initialize` in progress may open, or [`Full`].
-    pub(crate) fn reserve(self: &Arc<Self>) -> Result<Reservation, Full> {
-        let now = Instant::now();
+    /// A place for a session that an `initialize` in progress may open: a free one, or the
+    /// place of the least recently used idle session, which ends. [`AllBusy`] when every
+    /// session has a request in progress.
+    pub(crate) fn reserve(self: &Arc<Self>) -> Result<Reservation, AllBusy> {
         let mut state = self.state();
-        state.sweep_if_due(now, self.limits.idle);
+        state.expire(self.clock.now(), self.limits.idle);
         if state.open.len() + state.reserved >= self.limits.max {
-            return Err(Full {
-                max: self.limits.max,
-                retry_after: state.next_sweep.saturating_duration_since(now),
-            });
+            let Some((_, key)) = state.idle.pop_first() else {
+                return Err(AllBusy {
+                    max: self.limits.max,
+                });
+            };
+            state.open.remove(&key);
         }
         state.reserved += 1;
         Ok(Reservation {
@@ -117,12 +152,11 @@ impl Sessions {
         })
     }
 
-    /// A request of the session `id` begins: `None` when there is no such session (never
-    /// opened, ended or expired).
+    /// A request of the session `id` begins: `None` when there is no such session.
     pub(crate) fn enter(self: &Arc<Self>, id: &str) -> Option<InFlight> {
         let key = key(id)?;
         let mut state = self.state();
-        state.begin(key, Instant::now(), self.limits.idle)?;
+        state.begin(key, self.clock.now(), self.limits.idle)?;
         Some(InFlight {
             sessions: Arc::clone(self),
             key,
@@ -130,17 +164,25 @@ impl Sessions {
         })
     }
 
-    /// The event stream of the session `id` opens, in place of the one open before (which is
-    /// told to end): the request in progress that the stream is, the signal that ends it, and
-    /// the versions of the lists when the session was opened. `None` when there is no such
-    /// session.
-    pub(crate) fn open_stream(
+    /// The event stream of the session `id` opens, once `admit` gives it what it needs (its
+    /// place among the open streams), in place of the stream open before, which is told to
+    /// end: the request in progress that the stream is, the signal that ends it, the
+    /// versions its session's streams have told, and what `admit` gave.
+    pub(crate) fn open_stream<T>(
         self: &Arc<Self>,
         id: &str,
-    ) -> Option<(InFlight, Arc<Notify>, Versions)> {
-        let key = key(id)?;
+        admit: impl FnOnce() -> Option<T>,
+    ) -> Result<(InFlight, Arc<Notify>, Versions, T), NoStream> {
+        let key = key(id).ok_or(NoStream::NoSession)?;
         let mut state = self.state();
-        let session = state.begin(key, Instant::now(), self.limits.idle)?;
+        state.expire(self.clock.now(), self.limits.idle);
+        if !state.open.contains_key(&key) {
+            return Err(NoStream::NoSession);
+        }
+        let admitted = admit().ok_or(NoStream::NotAdmitted)?;
+        let session = state
+            .begin(key, self.clock.now(), self.limits.idle)
+            .ok_or(NoStream::NoSession)?;
         let ended = Arc::new(Notify::new());
         if let Some(before) = session.stream.replace(Arc::clone(&ended)) {
             before.notify_one();
@@ -151,7 +193,7 @@ impl Sessions {
             key,
             stream: Some(Arc::clone(&ended)),
         };
-        Some((open, ended, versions))
+        Ok((open, ended, versions, admitted))
     }
 
     /// Ends the session `id` and its stream; `false` when there is no such session.
@@ -159,51 +201,43 @@ impl Sessions {
         let Some(key) = key(id) else {
             return false;
         };
-        let now = Instant::now();
         let mut state = self.state();
-        match state.open.remove(&key) {
-            Some(session) if !session.expired(now, self.limits.idle) => {
-                if let Some(stream) = session.stream {
-                    stream.notify_one();
-                }
-                true
-            }
-            _ => false,
+        state.expire(self.clock.now(), self.limits.idle);
+        let Some(session) = state.open.remove(&key) else {
+            return false;
+        };
+        if session.in_flight == 0 {
+            state.idle.remove(&(session.last_request, key));
         }
+        if let Some(stream) = session.stream {
+            stream.notify_one();
+        }
+        true
     }
 }
 
 impl State {
-    /// Marks a request of the session `key` as begun; `None` (and the session dropped) when
-    /// it expired.
-    fn begin(&mut self, key: u128, now: Instant, idle: Duration) -> Option<&mut Session> {
-        self.sweep_if_due(now, idle);
-        if self.open.get(&key)?.expired(now, idle) {
+    /// Drops every session idle for `idle` or longer: the first ones of [`State::idle`].
+    fn expire(&mut self, now: Instant, idle: Duration) {
+        while let Some(&(last, key)) = self.idle.first() {
+            if now.duration_since(last) < idle {
+                break;
+            }
+            self.idle.pop_first();
             self.open.remove(&key);
-            return None;
         }
+    }
+
+    /// Marks a request of the session `key` as begun; `None` when there is no such session.
+    fn begin(&mut self, key: u128, now: Instant, idle: Duration) -> Option<&mut Session> {
+        self.expire(now, idle);
         let session = self.open.get_mut(&key)?;
+        if session.in_flight == 0 {
+            self.idle.remove(&(session.last_request, key));
+        }
         session.in_flight += 1;
         session.last_request = now;
         Some(session)
-    }
-
-    /// Drops every expired session, when a sweep is due.
-    fn sweep_if_due(&mut self, now: Instant, idle: Duration) {
-        if now < self.next_sweep {
-            return;
-        }
-        self.open.retain(|_, session| !session.expired(now, idle));
-        // A session in progress now expires one idle time after its request ends at the
-        // earliest; an idle one, one idle time after its last request.
-        let earliest = self
-            .open
-            .values()
-            .filter(|session| session.in_flight == 0)
-            .map(|session| session.last_request + idle)
-            .min()
-            .unwrap_or(now + idle);
-        self.next_sweep = earliest.max(now + idle / 8);
     }
 }
 
@@ -223,6 +257,7 @@ impl Reservation {
     /// Opens the session, with the versions of the lists it starts from; its id (a random
     /// UUID, as the transport asks: globally unique and hard to guess).
     pub(crate) fn open(self, versions: Versions) -> String {
+        let now = self.sessions.clock.now();
         let mut state = self.sessions.state();
         let id = loop {
             let id = Uuid::new_v4();
@@ -230,15 +265,17 @@ impl Reservation {
                 break id;
             }
         };
+        let key = id.as_u128();
         state.open.insert(
-            id.as_u128(),
+            key,
             Session {
-                last_request: Instant::now(),
+                last_request: now,
                 in_flight: 0,
                 versions,
                 stream: None,
             },
         );
+        state.idle.insert((now, key));
         drop(state);
         // The place is the session's now; dropping `self` gives back the reservation's count.
         id.hyphenated().to_string()
@@ -261,17 +298,32 @@ pub(crate) struct InFlight {
     stream: Option<Arc<Notify>>,
 }
 
+impl InFlight {
+    /// The session's stream has told that `list` changed, up to its version in `now`: the
+    /// session's next stream does not tell it again.
+    pub(crate) fn told(&self, list: List, now: Versions) {
+        if let Some(session) = self.sessions.state().open.get_mut(&self.key) {
+            session.versions = session.versions.told(list, now);
+        }
+    }
+}
+
 impl Drop for InFlight {
     fn drop(&mut self) {
+        let now = self.sessions.clock.now();
         let mut state = self.sessions.state();
-        if let Some(session) = state.open.get_mut(&self.key) {
-            session.in_flight -= 1;
-            session.last_request = Instant::now();
-            if let (Some(mine), Some(current)) = (&self.stream, &session.stream)
-                && Arc::ptr_eq(mine, current)
-            {
-                session.stream = None;
-            }
+        let Some(session) = state.open.get_mut(&self.key) else {
+            return;
+        };
+        session.in_flight -= 1;
+        session.last_request = now;
+        if let (Some(mine), Some(current)) = (&self.stream, &session.stream)
+            && Arc::ptr_eq(mine, current)
+        {
+            session.stream = None;
+        }
+        if session.in_flight == 0 {
+            state.idle.insert((now, self.key));
         }
     }
 }
