@@ -93,7 +93,11 @@ fn the_tree_holds_every_artifact_byte_for_byte() {
     assert!(out.path().join("skillpub.nginx.conf").is_file());
     let headers = std::fs::read_to_string(out.path().join("_headers")).unwrap();
     assert!(headers.contains("/.well-known/agent-skills/write-skill-md/SKILL.md\n  Content-Type: text/markdown; charset=utf-8"));
-    assert!(headers.contains("/.well-known/agent-skills/*\n  cache-control: public, max-age=300"));
+    assert!(
+        headers.contains(
+            "/.well-known/agent-skills/*\n  cache-control: public, no-cache, no-transform"
+        )
+    );
 }
 
 fn walk(root: &Path) -> Vec<PathBuf> {
