@@ -7,7 +7,7 @@
 //! ```sh
 //! cargo bench --bench request_instructions --no-run
 //! B=target/release/deps/request_instructions-<hash>
-//! for kind in index skill_md addressed br not_modified not_found; do
+//! for kind in index index_not_modified skill_md addressed br not_modified not_found; do
 //!   a=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null $B $kind 0 2>&1 | awk '/Collected/ {print $4}')
 //!   b=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null $B $kind 2000 2>&1 | awk '/Collected/ {print $4}')
 //!   echo "$kind $(( (b - a) / 2000 ))"
@@ -39,6 +39,7 @@ fn main() {
     let catalog = Catalog::new([&VERIFY_SKILL_DIGESTS, &WRITE_SKILL_MD]).unwrap();
     let skill_md = catalog.get("write-skill-md").unwrap().skill_md();
     let etag = format!("\"{}\"", skill_md.digest());
+    let index_etag = format!("\"{}\"", catalog.index().digest());
     let canonical = skill_md.path().to_owned();
     let addressed = skillpub::model::paths::addressed_path(&canonical, skill_md.digest()).unwrap();
     let app: Router = skillpub::web::router(catalog);
@@ -48,6 +49,10 @@ fn main() {
         "addressed" => (addressed, vec![]),
         "br" => (canonical, vec![("accept-encoding", BROWSER.to_owned())]),
         "not_modified" => (canonical, vec![("if-none-match", etag)]),
+        "index_not_modified" => (
+            skillpub::model::paths::INDEX_PATH.to_owned(),
+            vec![("if-none-match", index_etag)],
+        ),
         "not_found" => ("/.well-known/agent-skills/nope/SKILL.md".to_owned(), vec![]),
         other => {
             panic!("unknown kind {other}: index, skill_md, addressed, br, not_modified, not_found")
