@@ -74,7 +74,9 @@ fn embedded(c: &mut Criterion) {
             // What an app's `main` builds before it can answer: the catalog and its router.
             let routed = format!("{kind}_with_router");
             group.bench_with_input(BenchmarkId::new(routed, count), skills, |b, skills| {
-                b.iter_with_large_drop(|| skillpub::web::router::<()>(Catalog::new(skills).unwrap()))
+                b.iter_with_large_drop(|| {
+                    skillpub::web::router::<()>(Catalog::new(skills).unwrap())
+                })
             });
             let floor = format!("{kind}_hash_floor");
             group.bench_with_input(BenchmarkId::new(floor, count), &served, |b, served| {

@@ -92,7 +92,7 @@ fn the_tree_holds_every_artifact_byte_for_byte() {
     assert_eq!(on_disk, count, "nothing more, nothing less");
     assert!(out.path().join("skillpub.nginx.conf").is_file());
     let headers = std::fs::read_to_string(out.path().join("_headers")).unwrap();
-    assert!(headers.contains("/.well-known/agent-skills/write-skill-md/SKILL.md\n  Content-Type: text/markdown; charset=utf-8\n  Cache-Control: public, no-cache\n"), "{headers}");
+    assert!(headers.contains("/.well-known/agent-skills/write-skill-md/SKILL.md\n  Content-Type: text/markdown; charset=utf-8\n  Cache-Control: public, no-cache, no-transform\n"), "{headers}");
     assert!(
         headers.contains("/.well-known/agent-skills/*\n  access-control-allow-origin: *\n"),
         "{headers}"

@@ -53,7 +53,7 @@
 //! | [`digest`] | the `sha256:` form of digests and its parse errors |
 //! | [`archive`] | the deterministic gzip compressor, for HTTP variants |
 //! | [`origin`] | public origins for absolute URLs |
-//! | [`live`] | what servers register on a live catalog to prepare their answers |
+//! | [`live`] | what servers register on a live catalog to prepare their answers, and what it retains of replaced catalogs |
 //! | [`folder`](folder/index.html) | reading a skills folder from disk (feature `fs`) |
 //!
 //! # Rules
@@ -122,7 +122,13 @@
 //! with [`LiveCatalog::replace`]. The servers built from the handle (skillpub-axum's live and
 //! per-host routers, skillpub-mcp's live service) prepare their answers for a catalog before
 //! it is swapped in, and answer every request from one [`Snapshot`](live::Snapshot); a
-//! replaced snapshot is freed when the last request that loaded it ends. The example on
+//! replaced snapshot is freed when the last request that loaded it ends. What a replaced
+//! catalog published at addressed paths and the new one does not is
+//! [retained](live::Retained) for a grace period within a count of catalogs
+//! ([`Retention`](live::Retention), one hour and 16 by default, set with
+//! [`LiveCatalog::with_retention`]), so that an index fetched just before a replacement still
+//! leads to its own bytes; views that serve it register with
+//! [`LiveCatalog::view_with_retained`]. The example on
 //! [`LiveCatalog`] builds a catalog from bytes held at run time with [`Skill::new`] and
 //! [`Skill::with_files`].
 //!

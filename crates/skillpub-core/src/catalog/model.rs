@@ -27,7 +27,8 @@ use crate::skipped::Skipped;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Artifact {
-    path: String,
+    /// Boxed, so that it holds no room to grow: a catalog keeps one for every file.
+    path: Box<str>,
     /// The path that names the digest, for an artifact an index entry can name.
     addressed: Option<Box<str>>,
     media_type: &'static str,
@@ -49,7 +50,7 @@ impl Artifact {
         digest: Digest,
     ) -> Self {
         Self {
-            path,
+            path: path.into_boxed_str(),
             addressed: None,
             media_type,
             bytes,
@@ -67,7 +68,7 @@ impl Artifact {
     /// addressed.
     pub(super) fn published_at(&self, path: String) -> Self {
         Self {
-            path,
+            path: path.into_boxed_str(),
             addressed: None,
             ..self.clone()
         }
@@ -174,7 +175,7 @@ pub struct PublishedSkill {
     pub(super) skill_md: PublishedFile,
     pub(super) files: Vec<PublishedFile>,
     pub(super) archives: Option<[Artifact; 2]>,
-    pub(super) url: String,
+    pub(super) url: Box<str>,
     /// How errors refer to the `SKILL.md` this came from.
     pub(super) file: String,
 }

@@ -48,7 +48,7 @@ impl CatalogBuilder {
         let built = checked.skill.built().archives;
         let mut published = published_skill(checked);
         published.archives = archives(&published, built)?;
-        published.url = self.url(&published);
+        published.url = self.url(&published).into_boxed_str();
         Ok(published)
     }
 
@@ -186,7 +186,7 @@ fn published_skill(checked: Checked<'_>) -> PublishedSkill {
         skill_md: skill_md_file,
         files,
         archives: None,
-        url: String::new(),
+        url: Box::default(),
         file,
     }
 }

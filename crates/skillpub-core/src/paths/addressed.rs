@@ -84,13 +84,15 @@ pub fn address_segment(digest: Digest) -> String {
 /// let path = addressed_path("/.well-known/agent-skills/pdf.tar.gz", digest).unwrap();
 /// let parsed = AddressedPath::parse(&path).unwrap();
 /// assert_eq!(parsed.digest(), digest);
+/// assert_eq!(parsed.hex(), digest.hex());
 /// assert_eq!(parsed.relative(), "pdf.tar.gz");
 /// assert_eq!(parsed.canonical_path(), "/.well-known/agent-skills/pdf.tar.gz");
 /// assert!(AddressedPath::parse("/.well-known/agent-skills/pdf.tar.gz").is_none());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AddressedPath<'a> {
-    digest: Digest,
+    /// Exactly 64 lowercase hex digits.
+    hex: &'a str,
     relative: &'a str,
 }
 
@@ -106,15 +108,24 @@ impl<'a> AddressedPath<'a> {
             return None;
         }
         let hex = segment.strip_prefix(ADDRESS_PREFIX)?;
-        // The digest's own parser: lowercase hex only, exactly 64 digits.
-        let digest = Digest::from_hex(hex)?;
-        Some(Self { digest, relative })
+        // Checked, not decoded: a server compares the digits with those of its artifact, and
+        // decodes them only if asked.
+        if !Digest::is_hex(hex) {
+            return None;
+        }
+        Some(Self { hex, relative })
     }
 
     /// The digest the path names.
     #[must_use]
     pub fn digest(&self) -> Digest {
-        self.digest
+        Digest::from_checked_hex(self.hex)
+    }
+
+    /// The 64 lowercase hex digits of the digest, as the path writes them.
+    #[must_use]
+    pub fn hex(&self) -> &'a str {
+        self.hex
     }
 
     /// What follows the digest's segment: the canonical path inside
