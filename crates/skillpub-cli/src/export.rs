@@ -14,8 +14,8 @@ use skillpub_core::{
     media,
     origin::Origin,
     paths::{
-        ADDRESS_PREFIX, API_CATALOG_PATH, LEGACY_PATH, SKILL_MD, TAR_GZ_SUFFIX, WELL_KNOWN_PATH,
-        ZIP_SUFFIX,
+        ADDRESS_PREFIX, API_CATALOG_PATH, AddressedPath, LEGACY_PATH, SKILL_MD, TAR_GZ_SUFFIX,
+        WELL_KNOWN_PATH, ZIP_SUFFIX,
     },
     spec::MAX_NAME_LENGTH,
 };
@@ -37,11 +37,6 @@ pub(crate) const HEADERS_FILE: &str = "_headers";
 /// The tree's folder below `.well-known/`, where the index, the canonical files and the
 /// addressed files are.
 const TREE: &str = "agent-skills/";
-/// The `Cache-Control` of addressed files, whose bytes never change.
-const ADDRESSED_CACHE_CONTROL: &str = "public, max-age=31536000, immutable";
-/// The `Cache-Control` of the index and the canonical files: revalidated on every use, so that
-/// no cache serves an index the tree has replaced.
-const REVALIDATED_CACHE_CONTROL: &str = "public, no-cache";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum Style {
@@ -318,14 +313,20 @@ pub(crate) fn nginx(catalog: &Catalog) -> String {
         (ZIP_SUFFIX.to_owned(), media::ZIP),
     ] {
         let pattern = format!(
-            "^{}{}[0-9a-f]{{64}}/[a-z0-9-]{{1,{MAX_NAME_LENGTH}}}{}$",
+            "^{}{}[0-9a-f]{{64}}/(?<{CANONICAL}>[a-z0-9-]{{1,{MAX_NAME_LENGTH}}}{})$",
             regex_escape(WELL_KNOWN_PATH),
             regex_escape(ADDRESS_PREFIX),
             regex_escape(&tail)
         );
         let _ = writeln!(conf, "    location ~ \"{pattern}\" {{");
         let mut file = String::new();
-        served_file(&mut file, media_type, ADDRESSED_CACHE_CONTROL);
+        let link = format!("<{WELL_KNOWN_PATH}${CANONICAL}>; rel=\"canonical\"");
+        served_file(
+            &mut file,
+            media_type,
+            skillpub_axum::ADDRESSED_CACHE_CONTROL,
+            Some(("link", &link)),
+        );
         for line in file.lines() {
             let _ = writeln!(conf, "    {line}");
         }
@@ -343,21 +344,46 @@ pub(crate) fn nginx(catalog: &Catalog) -> String {
     conf.push_str("}\n\n");
     for artifact in catalog.artifacts() {
         let _ = writeln!(conf, "location = {} {{", artifact.path());
-        served_file(&mut conf, artifact.media_type(), REVALIDATED_CACHE_CONTROL);
+        served_file(
+            &mut conf,
+            artifact.media_type(),
+            skillpub_axum::DEFAULT_CACHE_CONTROL,
+            artifact
+                .addressed_path()
+                .map(|addressed| ("content-location", addressed)),
+        );
         conf.push_str("}\n");
     }
     conf
 }
 
-/// The body of a location that serves a file of the tree with `media_type` and
-/// `cache_control` (a JSON 404 when it is missing, 204 to a preflight).
-fn served_file(conf: &mut String, media_type: &str, cache_control: &str) {
+/// The name of the capture that holds an addressed file's canonical path below the folder, in
+/// the snippet's patterns.
+const CANONICAL: &str = "skillpub_canonical";
+
+/// The body of a location that serves a file of the tree with `media_type`, `cache_control`
+/// and the header that names its other path (`Content-Location` on a canonical path, `Link`
+/// on an addressed one), as the router does; a JSON 404 when it is missing, 204 to a
+/// preflight.
+fn served_file(
+    conf: &mut String,
+    media_type: &str,
+    cache_control: &str,
+    other_path: Option<(&str, &str)>,
+) {
     let _ = writeln!(
         conf,
         "    types {{ }}\n    default_type \"{}\";\n    gzip off;",
         media_type.replace('"', "\\\"")
     );
     headers(conf, cache_control);
+    if let Some((name, value)) = other_path {
+        let _ = writeln!(
+            conf,
+            "    add_header {name} \"{}\" always;",
+            value.replace('"', "\\\"")
+        );
+    }
     conf.push_str("    if ($request_method = OPTIONS) {\n        return 204;\n    }\n");
     conf.push_str("    try_files $uri @skillpub_missing;\n");
 }
@@ -420,29 +446,43 @@ pub(crate) fn headers_file(catalog: &Catalog, kept: &BTreeSet<String>) -> String
             let _ = writeln!(text, "  {name}: {value}");
         }
     }
-    let mut file = |path: &str, media_type: &str, cache_control: &str| {
+    let mut file = |path: &str, media_type: &str, cache_control: &str, other: String| {
         let _ = writeln!(
             text,
-            "{path}\n  Content-Type: {media_type}\n  Cache-Control: {cache_control}"
+            "{path}\n  Content-Type: {media_type}\n  Cache-Control: {cache_control}{other}"
         );
     };
     for artifact in catalog.artifacts() {
+        let content_location = artifact
+            .addressed_path()
+            .map(|addressed| format!("\n  Content-Location: {addressed}"))
+            .unwrap_or_default();
         file(
             artifact.path(),
             artifact.media_type(),
-            REVALIDATED_CACHE_CONTROL,
+            skillpub_axum::DEFAULT_CACHE_CONTROL,
+            content_location,
         );
     }
+    let link = |canonical: &str| format!("\n  Link: <{canonical}>; rel=\"canonical\"");
     for artifact in catalog.artifacts() {
         if let Some(addressed) = artifact.addressed_path() {
-            file(addressed, artifact.media_type(), ADDRESSED_CACHE_CONTROL);
+            file(
+                addressed,
+                artifact.media_type(),
+                skillpub_axum::ADDRESSED_CACHE_CONTROL,
+                link(artifact.path()),
+            );
         }
     }
     for kept in kept {
+        let path = format!("{WELL_KNOWN_PATH}{kept}");
+        let canonical = AddressedPath::parse(&path).map(|a| a.canonical_path());
         file(
-            &format!("{WELL_KNOWN_PATH}{kept}"),
+            &path,
             kept_media_type(kept),
-            ADDRESSED_CACHE_CONTROL,
+            skillpub_axum::ADDRESSED_CACHE_CONTROL,
+            canonical.as_deref().map(link).unwrap_or_default(),
         );
     }
     text

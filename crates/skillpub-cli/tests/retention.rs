@@ -293,15 +293,27 @@ fn snapshot(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     files
 }
 
-/// The `Cache-Control` values `_headers` in `out` gives `path`: from every rule that matches
+/// The canonical path of the addressed path `addressed`: its `sha256-<hex>/` segment left out.
+fn canonical_of(addressed: &str) -> String {
+    let (folder, rest) = addressed.split_at("/.well-known/agent-skills/".len());
+    let (_segment, tail) = rest.split_once('/').unwrap();
+    format!("{folder}{tail}")
+}
+
+/// The values of `header` that `_headers` in `out` gives `path`: from every rule that matches
 /// it (an exact path, or a prefix ending in `*`).
-fn header_rules(out: &Scratch, path: &str) -> Vec<String> {
+fn header_rules(out: &Scratch, path: &str, header: &str) -> Vec<String> {
     let text = std::fs::read_to_string(out.path().join("_headers")).unwrap();
     let mut values = Vec::new();
     let mut matches = false;
     for line in text.lines().filter(|line| !line.starts_with('#')) {
-        if let Some(header) = line.strip_prefix("  ") {
-            if matches && let Some(value) = header.strip_prefix("Cache-Control: ") {
+        if line.starts_with("  ") {
+            if matches
+                && let Some(value) = line
+                    .trim_start()
+                    .strip_prefix(header)
+                    .and_then(|rest| rest.strip_prefix(": "))
+            {
                 values.push(value.to_owned());
             }
         } else {
@@ -315,7 +327,7 @@ fn header_rules(out: &Scratch, path: &str) -> Vec<String> {
 }
 
 #[test]
-fn headers_give_every_addressed_file_kept_or_not_one_immutable_cache_control() {
+fn headers_give_every_addressed_file_one_immutable_cache_control_and_its_canonical_link() {
     let (skills, out) = (skills(), Scratch::new("retention-headers"));
     export(&skills, &out, &[]);
     let first = named(&out);
@@ -323,18 +335,28 @@ fn headers_give_every_addressed_file_kept_or_not_one_immutable_cache_control() {
     revise(&skills, "bundle", 1);
     export(&skills, &out, &[]);
     let second = named(&out);
-    let immutable = ["public, max-age=31536000, immutable".to_owned()];
+    let immutable = [skillpub_axum::ADDRESSED_CACHE_CONTROL.to_owned()];
     for file in first.keys().chain(second.keys()) {
         let path = format!("/{}", file.strip_prefix(out.path()).unwrap().display());
-        assert_eq!(header_rules(&out, &path), immutable, "{path}");
+        assert_eq!(
+            header_rules(&out, &path, "Cache-Control"),
+            immutable,
+            "{path}"
+        );
+        let link = format!("<{}>; rel=\"canonical\"", canonical_of(&path));
+        assert_eq!(header_rules(&out, &path, "Link"), [link], "{path}");
     }
-    let revalidated = ["public, no-cache".to_owned()];
+    let revalidated = [skillpub_axum::DEFAULT_CACHE_CONTROL.to_owned()];
     for path in [
         "/.well-known/agent-skills/index.json",
         "/.well-known/agent-skills/single/SKILL.md",
         "/.well-known/agent-skills/bundle.tar.gz",
     ] {
-        assert_eq!(header_rules(&out, path), revalidated, "{path}");
+        assert_eq!(
+            header_rules(&out, path, "Cache-Control"),
+            revalidated,
+            "{path}"
+        );
     }
 }
 
@@ -364,10 +386,13 @@ fn nginx_serves_new_addressed_files_before_a_reload_and_kept_ones_after_as_immut
             assert_eq!(&Digest::of(&response.body).to_string(), digest);
             assert_eq!(
                 response.header("cache-control"),
-                Some("public, max-age=31536000, immutable"),
+                Some(skillpub_axum::ADDRESSED_CACHE_CONTROL),
                 "{}",
                 url(file)
             );
+            let canonical = canonical_of(&url(file));
+            let link = format!("<{canonical}>; rel=\"canonical\"");
+            assert_eq!(response.header("link"), Some(link.as_str()));
         }
     };
     served(&nginx, &first);
@@ -381,6 +406,13 @@ fn nginx_serves_new_addressed_files_before_a_reload_and_kept_ones_after_as_immut
     nginx.reload();
     served(&nginx, &second);
     served(&nginx, &first);
+    let single = second
+        .keys()
+        .map(url)
+        .find(|u| u.ends_with("/single/SKILL.md"))
+        .unwrap();
+    let canonical = request_blocking(nginx.addr(), "GET", &canonical_of(&single), &[]);
+    assert_eq!(canonical.header("content-location"), Some(single.as_str()));
     for path in [
         "/.well-known/agent-skills/index.json",
         "/.well-known/agent-skills/single/SKILL.md",
@@ -389,7 +421,7 @@ fn nginx_serves_new_addressed_files_before_a_reload_and_kept_ones_after_as_immut
         assert_eq!(response.status, 200, "{path}");
         assert_eq!(
             response.header("cache-control"),
-            Some("public, no-cache"),
+            Some(skillpub_axum::DEFAULT_CACHE_CONTROL),
             "{path}"
         );
     }
@@ -399,7 +431,10 @@ fn nginx_serves_new_addressed_files_before_a_reload_and_kept_ones_after_as_immut
     );
     let missing = request_blocking(nginx.addr(), "GET", &unknown, &[]);
     assert_eq!(missing.status, 404, "{}", missing.head);
-    assert_eq!(missing.header("cache-control"), Some("public, max-age=10"));
+    assert_eq!(
+        missing.header("cache-control"),
+        Some(skillpub_axum::DEFAULT_ERROR_CACHE_CONTROL)
+    );
     assert!(
         missing.body.starts_with(br#"{"error":"not_found""#),
         "{missing:?}"
