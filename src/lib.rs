@@ -29,10 +29,15 @@ pub use skillpub_axum as web;
 #[doc(inline)]
 pub use skillpub_client as client;
 
+#[cfg(feature = "check")]
+#[cfg_attr(docsrs, doc(cfg(feature = "check")))]
+#[doc(inline)]
+pub use skillpub_check as check;
+
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 #[doc(inline)]
-pub use skillpub_client::testing;
+pub use skillpub_check::testing;
 
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]

@@ -6,10 +6,10 @@ mod common;
 use axum::Router;
 use axum::routing::get;
 use common::example_catalog;
-use skillpub_client::testing::{
+use skillpub_check::testing::{
     assert_conforms, assert_conforms_at, check_service, check_service_at,
 };
-use skillpub_client::{CheckKind, Status};
+use skillpub_check::{CheckKind, Status};
 
 #[tokio::test]
 async fn the_router_passes_every_check_in_process() {

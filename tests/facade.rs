@@ -76,13 +76,15 @@ async fn every_part_is_reachable_through_its_facade_path() {
         let index_url = url::Url::parse("https://example.com/.well-known/agent-skills/index.json");
         let body = catalog.index().bytes();
         assert_eq!(
-            client::parse(&index_url.unwrap(), body)
+            client::index::parse(&index_url.unwrap(), body)
                 .unwrap()
                 .entries()
                 .len(),
             2
         );
     }
+    #[cfg(feature = "check")]
+    assert_eq!(check::CheckKind::EntryDigest.code(), "entry.digest");
     #[cfg(feature = "testing")]
     testing::assert_conforms(Router::new().merge(web::router(catalog))).await;
 }

@@ -8,7 +8,11 @@ use axum::extract::State;
 use axum::{Router, routing::get};
 use common::example_catalog;
 use skillpub::Catalog;
-use skillpub::model::{Digest, index::UrlStyle, paths::INDEX_PATH};
+use skillpub::model::{
+    Digest,
+    index::UrlStyle,
+    paths::{BasePath, INDEX_PATH},
+};
 use skillpub::web::AgentSkillsLinkLayer;
 use skillpub_testkit::{Response, decode, request, serve};
 
@@ -422,11 +426,9 @@ async fn a_nested_router_with_a_base_path_is_found_through_the_link_and_every_en
 
 async fn nested_router_verifies(catalog: Catalog) {
     let app = compressed_app(|app| {
-        app.nest("/tenant", skillpub::web::router(catalog)).layer(
-            AgentSkillsLinkLayer::html_only()
-                .base_path("/tenant")
-                .unwrap(),
-        )
+        let tenant = BasePath::new("/tenant").expect("a base path");
+        app.nest("/tenant", skillpub::web::router(catalog))
+            .layer(AgentSkillsLinkLayer::html_only().base_path(&tenant))
     });
     let addr = serve(app).await;
     let origin = url::Url::parse(&format!("http://{addr}/")).unwrap();

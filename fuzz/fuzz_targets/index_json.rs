@@ -15,7 +15,7 @@ static INDEX_URL: LazyLock<Url> = LazyLock::new(|| {
 });
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    if let Ok(index) = skillpub_client::parse(&INDEX_URL, data) {
+    if let Ok(index) = skillpub_client::index::parse(&INDEX_URL, data) {
         invariants::assert_index_is_sound(&index, data);
     }
 });

@@ -9,7 +9,8 @@
 
 use std::io::Write;
 
-use skillpub_client::{Format, Limits};
+use skillpub_client::Limits;
+use skillpub_core::index::ArchiveFormat;
 
 #[path = "../../crates/skillpub-client/tests/invariants/unpack.rs"]
 mod invariants;
@@ -31,7 +32,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         compressed = gzip.finish().expect("in memory");
         &compressed
     };
-    if let Ok(unpacked) = invariants::unpack(Format::TarGz, archive, &LIMITS) {
+    if let Ok(unpacked) = invariants::unpack(ArchiveFormat::TarGz, archive, &LIMITS) {
         invariants::assert_unpacked_is_sound(&unpacked, &LIMITS);
     }
 });

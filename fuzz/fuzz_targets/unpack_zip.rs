@@ -3,7 +3,8 @@
 
 #![no_main]
 
-use skillpub_client::{Format, Limits};
+use skillpub_client::Limits;
+use skillpub_core::index::ArchiveFormat;
 
 #[path = "../../crates/skillpub-client/tests/invariants/unpack.rs"]
 mod invariants;
@@ -16,7 +17,7 @@ const LIMITS: Limits = Limits {
 };
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    if let Ok(unpacked) = invariants::unpack(Format::Zip, data, &LIMITS) {
+    if let Ok(unpacked) = invariants::unpack(ArchiveFormat::Zip, data, &LIMITS) {
         invariants::assert_unpacked_is_sound(&unpacked, &LIMITS);
     }
 });

@@ -1,8 +1,10 @@
 //! The size rules: the specification asks for a `SKILL.md` under 500 lines and a body under
 //! 5,000 tokens, since the whole body enters the agent's context when the skill is picked.
 
-use super::markdown::is_word;
-use super::{Advice, AdviceRule, Input};
+use crate::advice::Advice;
+use crate::input::Input;
+use crate::markdown::is_word;
+use crate::rule::AdviceRule;
 
 /// The most lines a `SKILL.md` should have, frontmatter included (agentskills.io: "keep your
 /// main SKILL.md under 500 lines").
@@ -65,19 +67,6 @@ fn is_written_without_spaces(c: char) -> bool {
     )
 }
 
-/// How many lines an editor shows: each line end (`\n`, `\r\n` or `\r`) ends one, and text
-/// after the last one is one more.
-pub(super) fn line_count(text: &str) -> usize {
-    let bytes = text.as_bytes();
-    let ends = bytes
-        .iter()
-        .enumerate()
-        .filter(|&(at, &b)| b == b'\n' || (b == b'\r' && bytes.get(at + 1) != Some(&b'\n')))
-        .count();
-    let unterminated = !text.is_empty() && !text.ends_with(['\n', '\r']);
-    ends + usize::from(unterminated)
-}
-
 /// `body.too-long`: the whole `SKILL.md` is over [`MAX_SKILL_MD_LINES`] lines.
 pub(super) fn too_long(input: &Input<'_>) -> Option<Advice> {
     let lines = input.lines;
@@ -127,20 +116,4 @@ mod tests {
     tokens!(han_and_kana_are_one_per_character, "技能を", 3);
     tokens!(accented_words_are_one_run, "café déjà", 2);
     tokens!(thai_is_one_per_character, "สวัสดี", 6);
-
-    macro_rules! lines {
-        ($name:ident, $text:expr, $count:expr) => {
-            #[test]
-            fn $name() {
-                assert_eq!(line_count($text), $count);
-            }
-        };
-    }
-
-    lines!(empty_has_no_line, "", 0);
-    lines!(a_final_line_end_adds_none, "a\nb\n", 2);
-    lines!(a_last_line_without_end_counts, "a\nb", 2);
-    lines!(crlf_counts_once, "a\r\nb\r\n", 2);
-    lines!(a_lone_cr_ends_a_line, "a\rb", 2);
-    lines!(blank_lines_count, "\n\n", 2);
 }

@@ -1,11 +1,18 @@
-//! The deadline of one run of the advice, read cooperatively: every loop over the body
-//! counts the bytes it reads, and stops once the deadline has passed.
+//! The work and the deadline of one run of the advice. Every loop over the body and every
+//! search of a pattern goes through the run's clock, which counts the bytes it hands them:
+//! that count is the work the rules do, the same on every machine, which the linearity test
+//! reads (`scaling.rs`), and the deadline is read once per [`READ_EVERY`] bytes of it.
+//! Clippy's `disallowed-methods` (this crate's `clippy.toml`) refuses a search of a
+//! [`Regex`] made anywhere else, so no search goes uncounted.
 //!
-//! The rules are linear, so the work between two readings of the clock is bounded by
-//! [`READ_EVERY`] bytes times a constant, plus one search of one regex over one haystack (a
-//! line, or the body for the few patterns that span lines), which the regex crate bounds
-//! by the haystack's length. Without a deadline the clock is never read.
+//! A search is counted as every byte it may read: from where it starts to the end of its
+//! haystack. A pass of an iterator of matches counts its haystack once. The rules are
+//! linear, so the work between two readings of the clock is bounded by [`READ_EVERY`] bytes
+//! times a constant, plus one search of one regex over one haystack (a line, or the body for
+//! the few patterns that span lines), which the regex crate bounds by the haystack's length.
+//! Without a deadline the time is never read.
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::time::Instant;
 
@@ -15,12 +22,14 @@ use regex::{Captures, Match, Regex};
 /// 25 ns, and 64 KiB of advice about 100 µs.
 const READ_EVERY: usize = 64 * 1024;
 
-/// The deadline of one run, if it has one, and the work done since the clock was read.
+/// The deadline of one run, if it has one, and the work done.
 #[derive(Debug)]
 pub(super) struct Clock {
     deadline: Option<Instant>,
-    /// Bytes read since the clock was last read.
-    unread: Cell<usize>,
+    /// Bytes of work counted since the run began.
+    spent: Cell<u64>,
+    /// What `spent` was when the time was last read.
+    read_at: Cell<u64>,
     /// Set once the deadline has passed; the rules then stop, and their advice is dropped.
     passed: Cell<bool>,
 }
@@ -30,7 +39,8 @@ impl Clock {
     pub(super) fn unlimited() -> Self {
         Self {
             deadline: None,
-            unread: Cell::new(0),
+            spent: Cell::new(0),
+            read_at: Cell::new(0),
             passed: Cell::new(false),
         }
     }
@@ -45,17 +55,26 @@ impl Clock {
 
     /// Counts `bytes` of work, and says whether the deadline has passed. The time is read
     /// once per [`READ_EVERY`] bytes.
-    pub(super) fn spend(&self, bytes: usize) -> bool {
+    fn spend(&self, bytes: usize) -> bool {
         if self.passed.get() {
             return true;
         }
-        let unread = self.unread.get().saturating_add(bytes);
-        if unread < READ_EVERY {
-            self.unread.set(unread);
+        let spent = self
+            .spent
+            .get()
+            .saturating_add(u64::try_from(bytes).unwrap_or(u64::MAX));
+        self.spent.set(spent);
+        if spent - self.read_at.get() < READ_EVERY as u64 {
             return false;
         }
-        self.unread.set(0);
+        self.read_at.set(spent);
         self.passed_now()
+    }
+
+    /// The bytes of work counted so far.
+    #[cfg(test)]
+    pub(super) fn spent(&self) -> u64 {
+        self.spent.get()
     }
 
     /// Whether the deadline has passed, reading the time now.
@@ -78,34 +97,114 @@ impl Clock {
         items.take_while(move |item| !self.spend(cost(item)))
     }
 
-    /// The matches of `regex` in `haystack` until the deadline; each costs the bytes from
-    /// the end of the one before.
-    pub(super) fn matches<'c, 'h: 'c>(
+    /// Whether `regex` matches `haystack`.
+    pub(super) fn is_match(&self, regex: &Regex, haystack: &str) -> bool {
+        self.is_match_at(regex, haystack, 0)
+    }
+
+    /// Whether `regex` matches `haystack` from byte `start` on, looking behind `start` only
+    /// for the assertions (`\b`, `^`); counts the bytes from `start`.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the one place that searches, counting"
+    )]
+    pub(super) fn is_match_at(&self, regex: &Regex, haystack: &str, start: usize) -> bool {
+        self.spend(haystack.len().saturating_sub(start));
+        regex.is_match_at(haystack, start)
+    }
+
+    /// The first match of `regex` in `haystack`.
+    pub(super) fn find<'h>(&self, regex: &Regex, haystack: &'h str) -> Option<Match<'h>> {
+        self.find_at(regex, haystack, 0)
+    }
+
+    /// The first match of `regex` in `haystack` from byte `start` on, as
+    /// [`is_match_at`](Self::is_match_at) reads it.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the one place that searches, counting"
+    )]
+    pub(super) fn find_at<'h>(
+        &self,
+        regex: &Regex,
+        haystack: &'h str,
+        start: usize,
+    ) -> Option<Match<'h>> {
+        self.spend(haystack.len().saturating_sub(start));
+        regex.find_at(haystack, start)
+    }
+
+    /// The first match of `regex` in `haystack`, with its groups.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the one place that searches, counting"
+    )]
+    pub(super) fn captures<'h>(&self, regex: &Regex, haystack: &'h str) -> Option<Captures<'h>> {
+        self.spend(haystack.len());
+        regex.captures(haystack)
+    }
+
+    /// `haystack` with its first match of `regex` replaced by `with`.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the one place that searches, counting"
+    )]
+    pub(super) fn replace<'h>(&self, regex: &Regex, haystack: &'h str, with: &str) -> Cow<'h, str> {
+        self.spend(haystack.len());
+        regex.replace(haystack, with)
+    }
+
+    /// The matches of `regex` in `haystack` until the deadline.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the one place that searches, counting"
+    )]
+    pub(super) fn find_iter<'c, 'h: 'c>(
         &'c self,
         regex: &'c Regex,
         haystack: &'h str,
     ) -> impl Iterator<Item = Match<'h>> + 'c {
-        let mut read = 0;
-        regex.find_iter(haystack).take_while(move |found| {
-            let cost = found.end().saturating_sub(read);
-            read = found.end();
-            !self.spend(cost)
-        })
+        self.through(haystack, regex.find_iter(haystack), Match::end)
     }
 
-    /// The matches of `regex` in `haystack`, with their groups, until the deadline; each
-    /// costs the bytes from the end of the one before.
-    pub(super) fn captures<'c, 'h: 'c>(
+    /// The matches of `regex` in `haystack`, with their groups, until the deadline.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the one place that searches, counting"
+    )]
+    pub(super) fn captures_iter<'c, 'h: 'c>(
         &'c self,
         regex: &'c Regex,
         haystack: &'h str,
     ) -> impl Iterator<Item = Captures<'h>> + 'c {
+        let end = |captures: &Captures<'_>| captures.get(0).map_or(0, |found| found.end());
+        self.through(haystack, regex.captures_iter(haystack), end)
+    }
+
+    /// The matches of one pass over `haystack` until the deadline: each costs the bytes
+    /// from the end of the one before to its own end, and the end of the pass the rest.
+    fn through<'c, T: 'c>(
+        &'c self,
+        haystack: &str,
+        mut matches: impl Iterator<Item = T> + 'c,
+        end: impl Fn(&T) -> usize + 'c,
+    ) -> impl Iterator<Item = T> + 'c {
+        let length = haystack.len();
         let mut read = 0;
-        regex.captures_iter(haystack).take_while(move |captures| {
-            let end = captures.get(0).map_or(read, |found| found.end());
-            let cost = end.saturating_sub(read);
-            read = end;
-            !self.spend(cost)
+        let mut over = false;
+        std::iter::from_fn(move || {
+            if over {
+                return None;
+            }
+            let Some(found) = matches.next() else {
+                over = true;
+                self.spend(length.saturating_sub(read));
+                return None;
+            };
+            let cost = end(&found).saturating_sub(read);
+            read = read.max(end(&found));
+            over = self.spend(cost);
+            (!over).then_some(found)
         })
     }
 }
@@ -145,7 +244,38 @@ mod tests {
         let items: Vec<u32> = clock.bounded(0..10, |_| READ_EVERY).collect();
         assert_eq!(items.len(), 10);
         let words = Regex::new(r"\w+").unwrap();
-        assert_eq!(clock.captures(&words, "a b c").count(), 3);
+        assert_eq!(clock.captures_iter(&words, "a b c").count(), 3);
         assert!(!clock.passed_now());
+    }
+
+    #[test]
+    fn a_search_counts_every_byte_it_may_read() {
+        let clock = Clock::unlimited();
+        let word = Regex::new(r"\w+").unwrap();
+        assert!(clock.is_match(&word, "ab cd"));
+        assert_eq!(
+            clock.spent(),
+            5,
+            "the whole haystack, wherever the match is"
+        );
+        assert!(clock.find_at(&word, "ab cd", 3).is_some());
+        assert_eq!(clock.spent(), 7, "from where the search starts");
+        assert!(clock.captures(&word, "").is_none());
+        assert_eq!(clock.replace(&word, "ab", "x"), "x");
+        assert_eq!(clock.spent(), 9);
+    }
+
+    #[test]
+    fn a_pass_of_matches_counts_its_haystack_once() {
+        let clock = Clock::unlimited();
+        let word = Regex::new(r"\w+").unwrap();
+        assert_eq!(clock.find_iter(&word, "ab cd  ").count(), 2);
+        assert_eq!(clock.spent(), 7, "to the last match, then the rest");
+        assert_eq!(clock.captures_iter(&word, "ab cd").take(1).count(), 1);
+        assert_eq!(clock.spent(), 9, "a pass left early counts what it read");
+        let lines: usize = clock
+            .bounded(["a", "bc"].into_iter(), |line| line.len() + 1)
+            .count();
+        assert_eq!((lines, clock.spent()), (2, 14));
     }
 }

@@ -5,8 +5,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::markdown::{excerpt, is_word};
-use super::{Advice, AdviceRule, Input};
+use crate::advice::Advice;
+use crate::input::Input;
+use crate::markdown::{excerpt, is_word};
+use crate::rule::AdviceRule;
 
 /// The words of a modifier that may stand between "use" and its clause: "Use this skill
 /// proactively when".
@@ -65,10 +67,13 @@ pub(super) fn no_trigger(input: &Input<'_>) -> Option<Advice> {
     if input.model_invocation_disabled || !mostly_latin(description) {
         return None;
     }
-    let has_trigger = TRIGGERS.iter().any(|trigger| trigger.is_match(description))
-        || FOR_SENTENCE
-            .captures_iter(description)
-            .any(|sentence| !REDIRECT.is_match(&sentence[1]));
+    let clock = &input.clock;
+    let has_trigger = TRIGGERS
+        .iter()
+        .any(|trigger| clock.is_match(trigger, description))
+        || clock
+            .captures_iter(&FOR_SENTENCE, description)
+            .any(|sentence| !clock.is_match(&REDIRECT, &sentence[1]));
     (!has_trigger).then(|| {
         Advice::new(
             AdviceRule::DescriptionNoTrigger,
@@ -181,8 +186,12 @@ const STOP_WORDS: &[&str] = &[
 /// `description.vague`: a placeholder, very short, generic, or only the name again.
 pub(super) fn vague(input: &Input<'_>) -> Option<Advice> {
     let description = &input.description;
-    let words: Vec<&str> = WORD.find_iter(description).map(|w| w.as_str()).collect();
-    let why = if PLACEHOLDER.is_match(description) {
+    let clock = &input.clock;
+    let words: Vec<&str> = clock
+        .find_iter(&WORD, description)
+        .map(|w| w.as_str())
+        .collect();
+    let why = if clock.is_match(&PLACEHOLDER, description) {
         "it is a placeholder".to_owned()
     } else if words.len() < SHORT {
         match words.len() {
@@ -190,7 +199,8 @@ pub(super) fn vague(input: &Input<'_>) -> Option<Advice> {
             count => format!("only {count} words"),
         }
     } else if words.len() < GENERIC
-        && (GENERIC_OPENER.is_match(description) || GENERIC_WORD.is_match(description))
+        && (clock.is_match(&GENERIC_OPENER, description)
+            || clock.is_match(&GENERIC_WORD, description))
     {
         "generic wording".to_owned()
     } else if words.len() < GENERIC && restates_name(input.name, &words) {
@@ -249,14 +259,15 @@ static UTTERANCE: LazyLock<Regex> = lazy_regex!(
 /// trigger clause addressed to the reader and is not flagged.
 pub(super) fn first_person(input: &Input<'_>) -> Option<Advice> {
     let text = without_quotes(&input.description);
-    let found = FIRST_PERSON_I
-        .find(&text)
+    let clock = &input.clock;
+    let found = clock
+        .find(&FIRST_PERSON_I, &text)
         .or_else(|| {
-            FIRST_PERSON_ME
-                .find_iter(&text)
-                .find(|found| !UTTERANCE.is_match(&text[..found.start()]))
+            clock
+                .find_iter(&FIRST_PERSON_ME, &text)
+                .find(|found| !clock.is_match(&UTTERANCE, &text[..found.start()]))
         })
-        .or_else(|| SECOND_PERSON.find(&text))?;
+        .or_else(|| clock.find(&SECOND_PERSON, &text))?;
     let start = found.start() + found.as_str().find(char::is_alphabetic).unwrap_or(0);
     let start = quote_start(&text, start);
     Some(Advice::new(

@@ -12,8 +12,11 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::markdown::code_spans;
-use super::{Advice, AdviceRule, Input};
+use crate::advice::Advice;
+use crate::clock::Clock;
+use crate::input::Input;
+use crate::markdown::code_spans;
+use crate::rule::AdviceRule;
 
 #[cfg(test)]
 mod quadratic;
@@ -111,122 +114,6 @@ impl Resolution {
     }
 }
 
-/// The paths of a skill's files (`SKILL.md` included), and through them the folders that
-/// hold them, read in time linear in the paths: a folder is a path's prefix before a `/`,
-/// and no folder is copied (1,000 paths of 4 KiB, 2,000 folders deep each, would be 4 GB
-/// of them).
-#[derive(Debug, Default)]
-pub(super) struct Files {
-    /// Sorted, without duplicates.
-    paths: Vec<String>,
-    /// Each path in lowercase with its index in `paths`, sorted.
-    lowercase: Vec<(String, usize)>,
-    /// `least[level][at]`: the smallest index in `paths` of the `2^level` entries of
-    /// `lowercase` from `at`, so that the first path of any run of them is found at once.
-    least: Vec<Vec<usize>>,
-}
-
-impl Files {
-    pub(super) fn new(paths: impl IntoIterator<Item = String>) -> Self {
-        let paths: Vec<String> = paths
-            .into_iter()
-            .collect::<BTreeSet<String>>()
-            .into_iter()
-            .collect();
-        let mut lowercase: Vec<(String, usize)> = paths
-            .iter()
-            .enumerate()
-            .map(|(index, path)| (path.to_lowercase(), index))
-            .collect();
-        lowercase.sort_unstable();
-        let mut least = vec![
-            lowercase
-                .iter()
-                .map(|&(_, index)| index)
-                .collect::<Vec<_>>(),
-        ];
-        while 1 << least.len() <= lowercase.len() {
-            let width = 1 << (least.len() - 1);
-            let below = &least[least.len() - 1];
-            let level = (0..below.len() - width)
-                .map(|at| below[at].min(below[at + width]))
-                .collect();
-            least.push(level);
-        }
-        Self {
-            paths,
-            lowercase,
-            least,
-        }
-    }
-
-    /// How many files are under `folder/`.
-    pub(super) fn count_under(&self, folder: &str) -> usize {
-        self.under(folder).len()
-    }
-
-    /// The paths under `folder/`, which sort together.
-    fn under(&self, folder: &str) -> &[String] {
-        let prefix = format!("{folder}/");
-        let first = self
-            .paths
-            .partition_point(|path| path.as_str() < prefix.as_str());
-        let after = &self.paths[first..];
-        &after[..after.partition_point(|path| path.starts_with(&prefix))]
-    }
-
-    fn contains(&self, path: &str) -> bool {
-        self.paths
-            .binary_search_by(|p| p.as_str().cmp(path))
-            .is_ok()
-            || self.has_folder(path)
-    }
-
-    fn has_folder(&self, folder: &str) -> bool {
-        !self.under(folder).is_empty()
-    }
-
-    /// A file or folder whose path differs from `path` only in letter case: the first file
-    /// in sorted order, else the first folder.
-    fn ignoring_case(&self, path: &str) -> Option<&str> {
-        let lowercase = path.to_lowercase();
-        let file = self.first_of(|entry| entry.cmp(&lowercase));
-        if let Some(index) = file {
-            return Some(&self.paths[index]);
-        }
-        // Lowercase keeps every `/`, so a folder's path in lowercase is its files' paths in
-        // lowercase up to the same `/`; two folders equal in lowercase are no prefix of each
-        // other, so the first folder holds the first of those files.
-        let prefix = format!("{lowercase}/");
-        let index = self.first_of(|entry| {
-            if entry.starts_with(&prefix) {
-                std::cmp::Ordering::Equal
-            } else {
-                entry.cmp(&prefix)
-            }
-        })?;
-        let file = &self.paths[index];
-        let depth = lowercase.matches('/').count();
-        let end = file.match_indices('/').nth(depth).map(|(at, _)| at)?;
-        Some(&file[..end])
-    }
-
-    /// The first path in sorted order whose lowercase `order` finds equal, where the
-    /// lowercase paths it finds equal sort together.
-    fn first_of(&self, order: impl Fn(&str) -> std::cmp::Ordering) -> Option<usize> {
-        let start = self
-            .lowercase
-            .partition_point(|(entry, _)| order(entry).is_lt());
-        let end = self
-            .lowercase
-            .partition_point(|(entry, _)| order(entry).is_le());
-        let length = end.checked_sub(start).filter(|&length| length > 0)?;
-        let level = length.ilog2() as usize;
-        let width = 1 << level;
-        Some(self.least[level][start].min(self.least[level][end - width]))
-    }
-}
-
 /// The text before a path in code, on its line, which says whether the path is an example
 /// or a script run by an interpreter: for a path in a code span, the line before the span
 /// and the span before the path, the span's backticks left out; for a path in fenced code,
@@ -248,15 +135,39 @@ struct Before<'a> {
 }
 
 impl Before<'_> {
-    fn has_example(&self) -> bool {
-        self.example_before || EXAMPLE.is_match_at(self.text, self.window)
+    fn has_example(&self, clock: &Clock) -> bool {
+        self.example_before || clock.is_match_at(&EXAMPLE, self.text, self.window)
     }
 
-    /// The interpreter pattern is anchored at the end, so the regex crate reads the text
-    /// backwards from its end, only as far as an interpreter's command line could reach.
-    fn ends_in_interpreter(&self) -> bool {
-        INTERPRETER.is_match(self.text)
+    /// Searches only the window of [`interpreter_window`]: the text before it cannot hold
+    /// a match, and reading it for every path of a line would be quadratic (the regex crate
+    /// happens to read an end-anchored pattern backwards from the end, but need not).
+    fn ends_in_interpreter(&self, clock: &Clock) -> bool {
+        clock.is_match_at(&INTERPRETER, self.text, interpreter_window(self.text))
     }
+}
+
+/// The longest match of [`INTERPRETER`] without `uv run`'s options, the white space and the
+/// quote: the character before the interpreter (up to 3 bytes of white space) and
+/// `powershell -File`. Checked by `the_longest_interpreter_is_known`.
+const INTERPRETER_REACH: usize = 19;
+
+/// Where a match of [`INTERPRETER`] in `text` may start. A match ends at the end of the
+/// text, after one quote at most and a run of white space, which follows the interpreter and,
+/// for `uv run`, its options (` --x`, each a space, `--` and no white space): the window is
+/// that tail, the options and [`INTERPRETER_REACH`] bytes before them. Each step back reads
+/// only the part it passes over, so finding the window reads the window.
+fn interpreter_window(text: &str) -> usize {
+    let command = text.strip_suffix(['"', '\'']).unwrap_or(text).trim_end();
+    let mut end = command.len();
+    while let Some(space) = command[..end].rfind(char::is_whitespace)
+        && command[space..].starts_with(' ')
+        && command[space + 1..end].starts_with("--")
+        && end - space > 3
+    {
+        end = space;
+    }
+    boundary_before(text, end.saturating_sub(INTERPRETER_REACH))
 }
 
 /// The longest match of [`EXAMPLE`] in bytes ("for instance" with `ſ`, which folds to `s`),
@@ -265,8 +176,10 @@ const EXAMPLE_LENGTH: usize = 13;
 
 /// The end of the first example in `text` from `start`, looking behind `start` for word
 /// boundaries.
-fn first_example_end(text: &str, start: usize) -> Option<usize> {
-    EXAMPLE.find_at(text, start).map(|found| found.end())
+fn first_example_end(text: &str, start: usize, clock: &Clock) -> Option<usize> {
+    clock
+        .find_at(&EXAMPLE, text, start)
+        .map(|found| found.end())
 }
 
 /// The largest character boundary of `text` at or before `at`.
@@ -287,7 +200,7 @@ fn references<'a>(input: &'a Input<'_>) -> Vec<Reference<'a>> {
         (&REFERENCE_DEFINITION, 1),
         (&HTML_LINK, 1),
     ] {
-        for link in clock.captures(pattern, prose) {
+        for link in clock.captures_iter(pattern, prose) {
             if let Some(target) = link.get(group) {
                 found.push(Reference {
                     kind: Kind::Link,
@@ -303,7 +216,7 @@ fn references<'a>(input: &'a Input<'_>) -> Vec<Reference<'a>> {
     let mut before = String::new();
     for line in clock.bounded(prose.split('\n'), |line| line.len() + 1) {
         let spans = code_spans(line);
-        let line_example = (!spans.is_empty()).then(|| first_example_end(line, 0));
+        let line_example = (!spans.is_empty()).then(|| first_example_end(line, 0, clock));
         before.clear();
         let mut copied = 0;
         for (start, content) in clock.bounded(spans.into_iter(), |(_, content)| content.len()) {
@@ -312,13 +225,13 @@ fn references<'a>(input: &'a Input<'_>) -> Vec<Reference<'a>> {
             copied = start;
             before.push_str(&line[content.clone()]);
             let window = boundary_before(&before, start.saturating_sub(EXAMPLE_LENGTH));
-            let span_example = first_example_end(&before, window);
+            let span_example = first_example_end(&before, window, clock);
             let example_before_span = line_example.flatten().is_some_and(|end| end < start);
-            for word in clock.matches(&WORD, &line[content.clone()]) {
+            for word in clock.find_iter(&WORD, &line[content.clone()]) {
                 let part = word
                     .as_str()
                     .trim_matches(['\'', '"', ',', ';', ':', '(', ')']);
-                if !part.contains('/') || LINE_NUMBER.is_match(part) {
+                if !part.contains('/') || clock.is_match(&LINE_NUMBER, part) {
                     continue;
                 }
                 let end = start + word.start();
@@ -329,7 +242,7 @@ fn references<'a>(input: &'a Input<'_>) -> Vec<Reference<'a>> {
                     window: window
                         .max(boundary_before(&before, end.saturating_sub(EXAMPLE_LENGTH))),
                 };
-                if is_skill_path(part, &context, &input.files) {
+                if is_skill_path(part, &context, input) {
                     found.push(Reference {
                         kind: Kind::CodeSpan,
                         target: part,
@@ -344,8 +257,8 @@ fn references<'a>(input: &'a Input<'_>) -> Vec<Reference<'a>> {
         .code_lines(clock)
         .filter(|(_, line)| line.contains('/'))
     {
-        let line_example = first_example_end(line, 0);
-        for token in clock.captures(&PATH_TOKEN, line) {
+        let line_example = first_example_end(line, 0, clock);
+        for token in clock.captures_iter(&PATH_TOKEN, line) {
             let Some(path) = token.get(1) else { continue };
             let after = &line[path.end()..];
             let cites_a_line =
@@ -356,7 +269,7 @@ fn references<'a>(input: &'a Input<'_>) -> Vec<Reference<'a>> {
                 example_before: line_example.is_some_and(|end| end < at),
                 window: boundary_before(line, at.saturating_sub(EXAMPLE_LENGTH)),
             };
-            if !cites_a_line && is_skill_path(path.as_str(), &context, &input.files) {
+            if !cites_a_line && is_skill_path(path.as_str(), &context, input) {
                 found.push(Reference {
                     kind: Kind::CodeBlock,
                     target: path.as_str(),
@@ -373,47 +286,53 @@ fn references<'a>(input: &'a Input<'_>) -> Vec<Reference<'a>> {
 /// placeholder or an example, and start with the skill's folder variable, a folder the skill
 /// has, or be a script run by an interpreter (`python scripts/x.py`). `../` paths count
 /// when they name a file or folder, unless they lead into the machine's system folders.
-fn is_skill_path(token: &str, before: &Before<'_>, files: &Files) -> bool {
+fn is_skill_path(token: &str, before: &Before<'_>, input: &Input<'_>) -> bool {
+    let (files, clock) = (&input.files, &input.clock);
     let raw = token.trim();
     if !raw.contains('/') {
         return false;
     }
-    let path = SKILL_DIR.replace(raw, "");
+    let path = clock.replace(&SKILL_DIR, raw, "");
     let anchored = path.len() != raw.len();
-    if path.is_empty() || SCHEME.is_match(&path) || path.starts_with(['/', '~', '-']) {
+    if path.is_empty() || clock.is_match(&SCHEME, &path) || path.starts_with(['/', '~', '-']) {
         return false;
     }
-    let names_a_file = FILE_EXTENSION.is_match(&path) || path.ends_with('/');
+    let names_a_file = clock.is_match(&FILE_EXTENSION, &path) || path.ends_with('/');
     if path.starts_with("../") {
         let rest = path.trim_start_matches("../");
-        return !SYSTEM_FOLDER.is_match(rest) && names_a_file && !before.has_example();
+        return !clock.is_match(&SYSTEM_FOLDER, rest) && names_a_file && !before.has_example(clock);
     }
     let path = path.strip_prefix("./").unwrap_or(&path);
     let Some((first, rest)) = path.split_once('/') else {
         return false;
     };
-    if rest.is_empty() || !names_a_file || PLACEHOLDER_NAME.is_match(path) || before.has_example() {
+    if rest.is_empty()
+        || !names_a_file
+        || clock.is_match(&PLACEHOLDER_NAME, path)
+        || before.has_example(clock)
+    {
         return false;
     }
-    anchored || files.has_folder(first) || (first == "scripts" && before.ends_in_interpreter())
+    anchored || files.has_folder(first) || (first == "scripts" && before.ends_in_interpreter(clock))
 }
 
 /// Where a reference leads.
-fn resolve(target: &str, files: &Files) -> Resolution {
+fn resolve(target: &str, input: &Input<'_>) -> Resolution {
+    let (files, clock) = (&input.files, &input.clock);
     let target = clean(target);
     if target.is_empty()
         || target.starts_with('#')
         || target.starts_with("//")
-        || SCHEME.is_match(target)
+        || clock.is_match(&SCHEME, target)
     {
         return Resolution::Skipped;
     }
     let target = target.split(['#', '?']).next().unwrap_or_default();
     let decoded = percent_decode(target);
-    let path = SKILL_DIR.replace(&decoded, "");
+    let path = clock.replace(&SKILL_DIR, &decoded, "");
     if path.starts_with(['/', '~'])
-        || DRIVE.is_match(&path)
-        || PLACEHOLDER_PATH.is_match(&path)
+        || clock.is_match(&DRIVE, &path)
+        || clock.is_match(&PLACEHOLDER_PATH, &path)
         || path.contains(char::is_whitespace)
         || !path.contains(['/', '.'])
     {
@@ -541,7 +460,7 @@ fn once_per_target(
         .clock
         .bounded(references.into_iter(), |reference| reference.target.len())
         .filter_map(|reference| {
-            let resolution = resolve(reference.target, &input.files);
+            let resolution = resolve(reference.target, input);
             let path = resolution.path().filter(|path| !seen.contains(*path))?;
             let advice = judge(&reference, &resolution)?;
             seen.insert(path.to_owned());
@@ -756,6 +675,71 @@ mod tests {
             found.len(),
             1,
             "the code span needs a folder the skill has: {found:?}"
+        );
+    }
+
+    #[test]
+    fn the_longest_interpreter_is_known() {
+        let unbounded = [r"(?: --\S+)*", r#"\s+["']?$"#];
+        let mut bounded = INTERPRETER.as_str().to_owned();
+        for part in unbounded {
+            assert!(bounded.contains(part), "{part}");
+            bounded = bounded.replace(part, "");
+        }
+        let pattern = regex_syntax::parse(&bounded).unwrap();
+        assert_eq!(pattern.properties().maximum_len(), Some(INTERPRETER_REACH));
+    }
+
+    /// Whether `text` ends in an interpreter, and the bytes the search counted.
+    fn interpreter_work(text: &str) -> (bool, u64) {
+        let clock = Clock::unlimited();
+        let before = Before {
+            text,
+            example_before: false,
+            window: 0,
+        };
+        (before.ends_in_interpreter(&clock), clock.spent())
+    }
+
+    #[test]
+    fn the_interpreter_is_searched_only_in_its_window() {
+        // What follows the interpreter, and the reach before it.
+        let window = |after: &str| (INTERPRETER_REACH + after.len()) as u64;
+        let prose = "word ".repeat(20_000);
+        let options = " --x".repeat(1_000);
+        let after = format!("{options} ");
+        assert_eq!(
+            interpreter_work(&format!("{prose}uv run{after}")),
+            (true, window(&after))
+        );
+        assert_eq!(
+            interpreter_work(&format!("{prose}python {after}")),
+            (false, window(&after)),
+            "options only follow uv run"
+        );
+        assert_eq!(
+            interpreter_work(&format!("{prose}bash '")),
+            (true, window(" '"))
+        );
+        assert_eq!(interpreter_work(&prose), (false, window(" ")));
+    }
+
+    #[test]
+    fn a_line_of_options_and_scripts_is_read_in_linear_work() {
+        // Every path after a long run of options, on one fenced line: each search reads its
+        // own run of options, never the line before it.
+        let work = |paths: usize| {
+            let line = format!("uv run{} scripts/a.py ", " --x".repeat(200)).repeat(paths);
+            let input = input_with_files(&format!("```\n{line}\n```"), &[]);
+            let before = input.clock.spent();
+            assert_eq!(missing_files(&input).len(), 1);
+            (input.clock.spent() - before, line.len() as u64)
+        };
+        let (small, small_line) = work(50);
+        let (large, large_line) = work(100);
+        assert!(
+            large * small_line <= small * large_line * 11 / 10,
+            "{small} -> {large}"
         );
     }
 

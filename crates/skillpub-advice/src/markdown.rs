@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::clock::Clock;
+use crate::clock::Clock;
 
 /// The body of a `SKILL.md` (everything after the frontmatter), split into prose and code.
 #[derive(Debug)]
@@ -98,7 +98,7 @@ impl Markdown {
                 previous = None;
                 continue;
             }
-            if let Some(heading) = ATX.captures(line) {
+            if let Some(heading) = clock.captures(&ATX, line) {
                 let text = heading.get(2).map_or("", |text| text.as_str().trim());
                 headings.push((heading[1].len(), text));
                 previous = None;
@@ -106,8 +106,8 @@ impl Markdown {
             }
             if let Some(above) = previous
                 && !above.trim().is_empty()
-                && !LIST_ITEM.is_match(above)
-                && UNDERLINE.is_match(line)
+                && !clock.is_match(&LIST_ITEM, above)
+                && clock.is_match(&UNDERLINE, line)
             {
                 let level = if line.contains('=') { 1 } else { 2 };
                 headings.push((level, above.trim()));
@@ -131,7 +131,11 @@ impl Markdown {
         );
         self.lines(clock)
             .filter(|(_, code)| !code)
-            .filter_map(|(line, _)| ALONE.captures(line).or_else(|| LEADING.captures(line)))
+            .filter_map(|(line, _)| {
+                clock
+                    .captures(&ALONE, line)
+                    .or_else(|| clock.captures(&LEADING, line))
+            })
             .filter_map(|label| label.get(1))
             .map(|label| label.as_str().trim().trim_end_matches(':'))
             .collect()
@@ -263,6 +267,19 @@ pub(super) fn excerpt(text: &str, start: usize, limit: usize) -> String {
     }
 }
 
+/// How many lines an editor shows: each line end (`\n`, `\r\n` or `\r`) ends one, and text
+/// after the last one is one more.
+pub(crate) fn line_count(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let ends = bytes
+        .iter()
+        .enumerate()
+        .filter(|&(at, &b)| b == b'\n' || (b == b'\r' && bytes.get(at + 1) != Some(&b'\n')))
+        .count();
+    let unterminated = !text.is_empty() && !text.ends_with(['\n', '\r']);
+    ends + usize::from(unterminated)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -349,4 +366,20 @@ mod tests {
         assert_eq!(excerpt("one two three", 4, 20), "two three");
         assert_eq!(excerpt("one two three four", 0, 10), "one two…");
     }
+
+    macro_rules! lines {
+        ($name:ident, $text:expr, $count:expr) => {
+            #[test]
+            fn $name() {
+                assert_eq!(line_count($text), $count);
+            }
+        };
+    }
+
+    lines!(empty_has_no_line, "", 0);
+    lines!(a_final_line_end_adds_none, "a\nb\n", 2);
+    lines!(a_last_line_without_end_counts, "a\nb", 2);
+    lines!(crlf_counts_once, "a\r\nb\r\n", 2);
+    lines!(a_lone_cr_ends_a_line, "a\rb", 2);
+    lines!(blank_lines_count, "\n\n", 2);
 }

@@ -6,7 +6,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Advice, AdviceRule, Input};
+use crate::advice::Advice;
+use crate::input::Input;
+use crate::rule::AdviceRule;
 
 /// Something shaped like a tag: `<tag>`, `</tag>`, `<tag attr="x"/>`, a comment or CDATA.
 /// Bare angle brackets (`Epic > Feature`, `->`) are not tags.
@@ -19,7 +21,7 @@ const RESERVED_WORDS: [&str; 2] = ["anthropic", "claude"];
 /// `frontmatter.xml-tag`: a tag in the description. A `name` that passes the name rule
 /// holds only `a-z`, `0-9` and `-`, so it cannot hold one.
 pub(super) fn xml_tag(input: &Input<'_>) -> Option<Advice> {
-    let tag = TAG.find(input.description_raw)?;
+    let tag = input.clock.find(&TAG, input.description_raw)?;
     Some(Advice::new(
         AdviceRule::FrontmatterXmlTag,
         format!(

@@ -9,7 +9,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{Advice, AdviceRule, Input};
+use crate::advice::Advice;
+use crate::clock::Clock;
+use crate::input::Input;
+use crate::rule::AdviceRule;
 
 /// One of the five sections that the aiSiteReady guide asks of a skill that calls a site or
 /// an API, in the guide's order; `skillpub new` writes them as headings.
@@ -79,7 +82,7 @@ impl Section {
 
     /// Whether a heading or label names this section, loosely: "Quick start" is how to
     /// invoke, "Troubleshooting" is errors.
-    fn matches(self, label: &str) -> bool {
+    fn matches(self, label: &str, clock: &Clock) -> bool {
         static WHEN_TO_USE: LazyLock<Regex> = lazy_regex!(
             r"(?i)\bwhen\b|\buse[- ]?cases?\b|\btriggers?\b|\bscenarios?\b|\bapplicab|\bpurpose\b|\bshould (?:i|you) use\b|\bwhy use\b|\bwhat (?:it|this skill) (?:is )?for\b"
         );
@@ -102,7 +105,7 @@ impl Section {
             Self::ErrorsAndLimits => &ERRORS_AND_LIMITS,
             Self::ScopeAndSafety => &SCOPE_AND_SAFETY,
         };
-        pattern.is_match(label)
+        clock.is_match(pattern, label)
     }
 }
 
@@ -171,9 +174,11 @@ impl Evidence {
         let body = input.body.text();
         let mut evidence = Self::default();
         let clock = &input.clock;
-        for endpoint in clock.captures(&ENDPOINT, body) {
+        for endpoint in clock.captures_iter(&ENDPOINT, body) {
             let path = &endpoint[2];
-            if (path.starts_with("http") && LOCAL_OR_PLACEHOLDER.is_match(path)) || path.len() < 2 {
+            if (path.starts_with("http") && clock.is_match(&LOCAL_OR_PLACEHOLDER, path))
+                || path.len() < 2
+            {
                 continue;
             }
             let path = path.trim_end_matches(['`', '.', ',', ';', ':']);
@@ -182,24 +187,24 @@ impl Evidence {
                 .insert((endpoint[1].to_owned(), path.to_owned()));
         }
         for call in clock
-            .captures(&COMMAND_CALL, body)
-            .chain(clock.captures(&CLIENT_CALL, body))
+            .captures_iter(&COMMAND_CALL, body)
+            .chain(clock.captures_iter(&CLIENT_CALL, body))
         {
             let url = &call[1];
-            if !LOCAL_OR_PLACEHOLDER.is_match(url) && !NOT_A_CALL.is_match(url) {
+            if !clock.is_match(&LOCAL_OR_PLACEHOLDER, url) && !clock.is_match(&NOT_A_CALL, url) {
                 let url = url.trim_end_matches(['.', ',', ';', ':']);
                 evidence.requests.insert(url.to_owned());
             }
         }
         evidence.base_url = clock
-            .captures(&BASE_URL, input.body.prose())
+            .captures_iter(&BASE_URL, input.body.prose())
             .map(|base| base[1].to_owned())
-            .find(|url| !LOOPBACK.is_match(url));
+            .find(|url| !clock.is_match(&LOOPBACK, url));
         let explicit: Vec<String> = evidence
             .endpoints
             .iter()
             .map(|(_, path)| path)
-            .filter(|path| path.starts_with("http") && !NOT_A_CALL.is_match(path))
+            .filter(|path| path.starts_with("http") && !clock.is_match(&NOT_A_CALL, path))
             .cloned()
             .collect();
         evidence.requests.extend(explicit);
@@ -208,7 +213,7 @@ impl Evidence {
 
     /// Whether the body names a remote HTTP interface concretely: a base URL, three
     /// endpoints, three request URLs or two on one host, or an endpoint and a request.
-    fn is_concrete(&self) -> bool {
+    fn is_concrete(&self, clock: &Clock) -> bool {
         let urls = self.requests.iter().chain(
             self.endpoints
                 .iter()
@@ -217,7 +222,7 @@ impl Evidence {
         );
         let mut per_host: HashMap<String, BTreeSet<&str>> = HashMap::new();
         for url in urls {
-            if let Some(host) = HOST.captures(url) {
+            if let Some(host) = clock.captures(&HOST, url) {
                 per_host
                     .entry(host[1].to_lowercase())
                     .or_default()
@@ -259,12 +264,14 @@ pub(super) fn missing_section(input: &Input<'_>) -> Option<Advice> {
         .find(|(level, _)| *level == 1)
         .map_or("", |(_, text)| text);
     let about = format!("{} {title}", input.description);
-    if !NAMES_AN_API.is_match(&about) {
+    let clock = &input.clock;
+    if !clock.is_match(&NAMES_AN_API, &about) {
         return None;
     }
     let evidence = Evidence::of(input);
-    let teaches_code = AUTHORING.is_match(&about) || INTEGRATE_INTO.is_match(&about);
-    if (teaches_code && evidence.base_url.is_none()) || !evidence.is_concrete() {
+    let teaches_code =
+        clock.is_match(&AUTHORING, &about) || clock.is_match(&INTEGRATE_INTO, &about);
+    if (teaches_code && evidence.base_url.is_none()) || !evidence.is_concrete(clock) {
         return None;
     }
     let labels: Vec<&str> = headings
@@ -274,7 +281,7 @@ pub(super) fn missing_section(input: &Input<'_>) -> Option<Advice> {
         .collect();
     let missing: Vec<&str> = Section::ALL
         .into_iter()
-        .filter(|section| !labels.iter().any(|label| section.matches(label)))
+        .filter(|section| !labels.iter().any(|label| section.matches(label, clock)))
         .map(Section::title)
         .collect();
     if missing.is_empty() {
@@ -463,7 +470,10 @@ mod tests {
     #[test]
     fn every_section_matches_its_own_title() {
         for section in Section::ALL {
-            assert!(section.matches(section.title()), "{section:?}");
+            assert!(
+                section.matches(section.title(), &Clock::unlimited()),
+                "{section:?}"
+            );
             assert!(!section.guidance().is_empty());
         }
     }

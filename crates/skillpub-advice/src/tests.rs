@@ -1,6 +1,8 @@
 //! The advice as a whole: inputs for the rules' own tests, every rule through [`advise`],
 //! lines, and the table of codes.
 
+use skillpub_core::spec::Severity;
+
 use super::*;
 
 /// A checked `SKILL.md` that lives as long as the test process, so an [`Input`] can borrow it.
@@ -155,6 +157,40 @@ fn scripts_count_only_under_the_scripts_folder() {
     assert!(advise(&skill_md, ["scripts.py", "tools/scripts/x.py"]).is_empty());
 }
 
+#[test]
+fn advise_is_the_advice_of_a_deadline_that_never_comes() {
+    let later = Instant::now() + std::time::Duration::from_secs(3600);
+    let every_rule = format!(
+        "---\nname: claude-pdf\ndescription: I can <b>help</b>.\n---\n# Acme API\nBase URL: https://api.acme.io\n[x](references/x.md) [y](../y/SKILL.md)\n{}",
+        "word\n".repeat(5_001)
+    );
+    for text in [GOOD, every_rule.as_str()] {
+        let skill_md = SkillMd::parse(text.to_owned(), None).unwrap();
+        let files = ["scripts/run.sh"];
+        assert_eq!(
+            advise_before(&skill_md, files, later),
+            Ok(advise(&skill_md, files))
+        );
+    }
+}
+
+#[test]
+fn a_deadline_passed_before_the_advice_began_names_no_rule() {
+    let skill_md = SkillMd::parse(GOOD.to_owned(), None).unwrap();
+    let now = Instant::now();
+    let earlier = now
+        .checked_sub(std::time::Duration::from_secs(1))
+        .unwrap_or(now);
+    for deadline in [now, earlier] {
+        let stopped = advise_before(&skill_md, [""; 0], deadline).unwrap_err();
+        assert_eq!(stopped.rule(), None);
+        assert_eq!(
+            stopped.to_string(),
+            "the authoring advice was not complete at the deadline (it had passed before any rule ran); allow more time"
+        );
+    }
+}
+
 /// The rows of a table of codes: (code, row).
 fn rows(table: &str) -> Vec<(&str, &str)> {
     table
@@ -242,7 +278,7 @@ mod properties {
             let description = serde_json::to_string(&description).unwrap();
             let text = format!("---\nname: pdf\ndescription: {description}\n---\n{body}");
             if let Ok(skill_md) = SkillMd::parse(text.clone(), None) {
-                let lines = body::line_count(&text) as u64 + 1;
+                let lines = markdown::line_count(&text) as u64 + 1;
                 for advice in advise(&skill_md, &files) {
                     prop_assert!(advice.line().is_none_or(|line| (1..=lines).contains(&line)), "{advice:?}");
                 }

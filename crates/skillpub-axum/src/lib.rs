@@ -92,9 +92,7 @@ pub mod serve;
 
 pub use coding::{BROTLI_QUALITY, BROTLI_WINDOW};
 pub use hosts::{Hosts, InvalidHost};
-pub use link::{
-    AgentSkillsLink, AgentSkillsLinkLayer, InvalidBasePath, InvalidIndexUrl, ResponseFuture,
-};
+pub use link::{AgentSkillsLink, AgentSkillsLinkLayer, InvalidIndexUrl, ResponseFuture};
 pub use policy::{
     ADDRESSED_CACHE_CONTROL, ALLOWED_METHODS, COMMON_HEADERS, DEFAULT_CACHE_CONTROL,
     DEFAULT_CORS_MAX_AGE, DEFAULT_ERROR_CACHE_CONTROL, PREFLIGHT_HEADERS, Rejection,

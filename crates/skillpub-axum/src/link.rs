@@ -11,7 +11,7 @@ use std::task::{Context, Poll};
 
 use http::header::{CONTENT_TYPE, LINK};
 use http::{HeaderMap, HeaderValue, Response, StatusCode};
-use skillpub_core::paths::{BasePathProblem, INDEX_PATH};
+use skillpub_core::paths::{BasePath, INDEX_PATH};
 use tower::{Layer, Service};
 
 /// Which responses get the `Link` header.
@@ -106,40 +106,35 @@ impl AgentSkillsLinkLayer {
     }
 
     /// Points the link to the index of a router nested under `path`, the path given to
-    /// axum's `Router::nest` (default: empty, the site root). The rule is the catalog's own
-    /// for its base path: `/` then segments of ASCII letters, digits, `-`, `.`, `_` and `~`.
+    /// axum's `Router::nest` (default: empty, the site root). The path was checked where it
+    /// was given, by the catalog's build
+    /// ([`Catalog::base_path`](skillpub_core::Catalog::base_path), the prefix of its URLs) or
+    /// by [`BasePath::new`] (for a catalog whose relative URLs need none), so the layer takes
+    /// it as it is and cannot fail.
     ///
     /// # Example
     ///
     /// ```
     /// use axum::Router;
     /// use skillpub_axum::AgentSkillsLinkLayer;
+    /// use skillpub_core::{Catalog, paths::BasePath};
     ///
-    /// let catalog = skillpub_core::Catalog::new(Vec::<skillpub_core::Skill>::new())?;
+    /// let mut builder = Catalog::builder();
+    /// builder.base_path("/tenant");
+    /// let catalog = builder.build()?;
     /// let app: Router = Router::new()
-    ///     .nest("/tenant", skillpub_axum::router(catalog))
+    ///     .nest("/tenant", skillpub_axum::router(catalog.clone()))
     ///     // Link: </tenant/.well-known/agent-skills/index.json>; rel="agent-skills"; ...
-    ///     .layer(AgentSkillsLinkLayer::html_only().base_path("/tenant")?);
+    ///     .layer(AgentSkillsLinkLayer::html_only().base_path(catalog.base_path()));
     ///
-    /// assert!(AgentSkillsLinkLayer::all().base_path("tenant").is_err());
-    /// assert!(AgentSkillsLinkLayer::all().base_path("/tenant/").is_err());
+    /// let docs = AgentSkillsLinkLayer::all().base_path(&BasePath::new("/docs/skills")?);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    ///
-    /// # Errors
-    ///
-    /// When `path` is not empty and does not start with `/`, ends with `/` (`/` alone
-    /// included), has an empty, `.` or `..` segment, or has any other character (a space,
-    /// `?`, `#`, `%`, non-ASCII).
-    pub fn base_path(mut self, path: &str) -> Result<Self, InvalidBasePath> {
-        skillpub_core::paths::validate_base_path(path).map_err(|problem| InvalidBasePath {
-            path: path.to_owned(),
-            problem,
-        })?;
-        // A valid base path is made of URI characters, so the link always forms.
+    pub fn base_path(mut self, path: &BasePath) -> Self {
+        // A base path is made of URI characters, so the link always forms.
         self.link = link_to(&format!("{path}{INDEX_PATH}"))
-            .expect("a valid base path and the index path are URI characters");
-        Ok(self)
+            .expect("a base path and the index path are URI characters");
+        self
     }
 }
 
@@ -149,36 +144,6 @@ impl AgentSkillsLinkLayer {
     "`{0}` cannot be a Link target; give a URI reference (percent-encode spaces, quotes, `<`, `>` and the like)"
 )]
 pub struct InvalidIndexUrl(String);
-
-/// A base path that a router cannot be nested under.
-///
-/// # Example
-///
-/// ```
-/// let error = skillpub_axum::AgentSkillsLinkLayer::all().base_path("/a b").unwrap_err();
-/// assert_eq!(error.path(), "/a b");
-/// assert!(matches!(error.problem(), skillpub_core::paths::BasePathProblem::Characters { .. }));
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("base path `{path}` {problem}")]
-pub struct InvalidBasePath {
-    path: String,
-    problem: BasePathProblem,
-}
-
-impl InvalidBasePath {
-    /// The path as given.
-    #[must_use]
-    pub fn path(&self) -> &str {
-        &self.path
-    }
-
-    /// The rule it breaks.
-    #[must_use]
-    pub fn problem(&self) -> &BasePathProblem {
-        &self.problem
-    }
-}
 
 fn link_to(url: &str) -> Option<HeaderValue> {
     // The characters of an RFC 3986 URI reference.

@@ -1008,27 +1008,25 @@ mod codings {
 /// A router nested under a path, and the `Link` to its index.
 mod nesting {
     use super::*;
-    use skillpub_core::paths::BasePathProblem;
+    use skillpub_core::paths::{BasePath, BasePathProblem, InvalidBasePath};
 
-    use crate::{AgentSkillsLinkLayer, InvalidBasePath};
+    use crate::AgentSkillsLinkLayer;
 
     #[tokio::test]
     async fn the_link_points_at_the_nested_index() {
         let mut builder = Catalog::builder();
         builder
             .skill(Skill::from_static(GREETING))
-            .url_style(skillpub_core::index::UrlStyle::Relative);
+            .url_style(skillpub_core::index::UrlStyle::Relative)
+            .base_path("/tenant");
+        let catalog = builder.build().unwrap();
         let app: Router = Router::new()
             .route(
                 "/",
                 axum::routing::get(|| async { axum::response::Html("<h1>Home</h1>") }),
             )
-            .nest("/tenant", router(builder.build().unwrap()))
-            .layer(
-                AgentSkillsLinkLayer::html_only()
-                    .base_path("/tenant")
-                    .unwrap(),
-            );
+            .nest("/tenant", router(catalog.clone()))
+            .layer(AgentSkillsLinkLayer::html_only().base_path(catalog.base_path()));
         let home = send(app.clone(), Method::GET, "/", &[]).await;
         assert_eq!(
             header(&home, http::header::LINK),
@@ -1065,15 +1063,17 @@ mod nesting {
     }
 
     /// One line per case: the base path, then the index URL the link names, or the problem.
+    /// A path is checked once, where it is given (here `BasePath::new`, for a catalog its
+    /// build, which applies the same rule with the same message), and the layer takes it.
     macro_rules! base_paths {
         ($($path:expr => $expected:expr,)+) => {
             #[tokio::test]
             async fn base_paths_are_checked() {
                 $(
                     let expected: Result<&str, BasePathProblem> = $expected;
-                    match (AgentSkillsLinkLayer::all().base_path($path), expected) {
-                        (Ok(layer), Ok(url)) => {
-                            let link = link(layer).await;
+                    match (BasePath::new($path), expected) {
+                        (Ok(base_path), Ok(url)) => {
+                            let link = link(AgentSkillsLinkLayer::all().base_path(&base_path)).await;
                             assert!(link.starts_with(&format!("<{url}>;")), "{}: {link}", $path);
                         }
                         (Err(error), Err(problem)) => {
@@ -1092,7 +1092,7 @@ mod nesting {
     }
 
     // The rule itself is core's (`validate_base_path`, tested there); these show that the
-    // layer applies it and names the problem.
+    // layer links what it was given, and that a path it cannot be given names the problem.
     base_paths! {
         "" => Ok("/.well-known/agent-skills/index.json"),
         "/tenant" => Ok("/tenant/.well-known/agent-skills/index.json"),

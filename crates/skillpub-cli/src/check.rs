@@ -3,11 +3,11 @@
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
-use skillpub_client::{
-    CheckOptions, Client, HttpTransport, Limits, MAX_TIMEOUT, Policy, Progress, check,
-};
+use skillpub_check::{CheckOptions, Progress, check};
+use skillpub_client::fetch::{DEFAULT_MAX_BODY, MAX_TIMEOUT};
+use skillpub_client::{Client, HostPolicy, HttpTransport, Limits};
 
-use crate::Format;
+use crate::output::Format;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -31,7 +31,7 @@ pub(crate) struct Args {
     #[arg(long, value_name = "SECONDS", default_value = "120", value_parser = seconds)]
     max_time: Duration,
     /// Largest response body accepted, and largest unpacked archive, in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = skillpub_client::DEFAULT_MAX_BODY, value_parser = bytes)]
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BODY, value_parser = bytes)]
     max_size: u64,
     /// Allow local and private hosts (on by default when the URL itself is on one, such as
     /// `http://127.0.0.1:3000`).
@@ -57,7 +57,7 @@ pub(crate) fn run(args: &Args) -> bool {
     } else {
         HttpTransport::new(args.timeout)
     };
-    let policy = Policy {
+    let policy = HostPolicy {
         allow_private,
         allowlist: None,
     };

@@ -24,7 +24,7 @@ mod manifest;
 mod retention;
 mod swap;
 
-use crate::unknown_fields_hint;
+use crate::output::unknown_fields_hint;
 use manifest::{Generation, MANIFEST, Manifest};
 use retention::{Retention, earlier_generations, read_verified, unix_now};
 use swap::{Failure, Part, Staging};

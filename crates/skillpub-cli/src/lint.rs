@@ -4,14 +4,15 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
-use skillpub_advice::{Advice, AdviceRule, Severity, advise};
+use skillpub_advice::{Advice, AdviceRule, advise};
 use skillpub_core::{
     Error, SkillFile, SkillMdParser,
     folder::{SkillSource, SkillsFolder},
     paths::SKILL_MD,
+    spec::Severity,
 };
 
-use crate::Format;
+use crate::output::Format;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -126,7 +127,7 @@ pub(crate) fn run(args: &Args) -> bool {
         Format::Json => {
             let problems: Vec<_> = problems
                 .iter()
-                .map(|p| json!({"file": p.file, "skill": p.skill, "field": p.field, "code": p.code, "severity": "error", "message": p.message}))
+                .map(|p| json!({"file": p.file, "skill": p.skill, "field": p.field, "code": p.code, "severity": Severity::Error.label(), "message": p.message}))
                 .collect();
             let advice: Vec<_> = notes
                 .iter()

@@ -3,13 +3,13 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
-use skillpub_core::{Error, ErrorKind};
+use clap::{Parser, Subcommand};
 
 mod check;
 mod export;
 mod lint;
 mod new;
+mod output;
 mod serve;
 
 /// What `skillpub`, `skillpub -h` and `skillpub --help` print above the usage: every command,
@@ -45,27 +45,6 @@ enum Command {
     Export(export::Args),
     /// Serve a skills folder locally with the same router a Rust service mounts.
     Serve(serve::Args),
-}
-
-/// How results are printed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
-enum Format {
-    /// One line per result.
-    #[default]
-    Text,
-    /// One JSON document.
-    Json,
-}
-
-/// A line naming `--allow-unknown-fields` (which `export` and `serve` take) when one of the
-/// problems is a field it accepts (the core's message names the library's option); empty
-/// otherwise.
-fn unknown_fields_hint<'a>(mut errors: impl Iterator<Item = &'a Error>) -> &'static str {
-    if errors.any(|error| matches!(error.kind(), ErrorKind::UnknownField)) {
-        "\nTo publish fields beyond the Agent Skills ones as they are, pass --allow-unknown-fields."
-    } else {
-        ""
-    }
 }
 
 fn main() -> ExitCode {

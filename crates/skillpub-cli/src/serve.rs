@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use axum::Router;
 use skillpub_core::{Catalog, Errors, LiveCatalog, paths::INDEX_PATH};
 
-use crate::unknown_fields_hint;
+use crate::output::unknown_fields_hint;
 use watched::Folder;
 
 #[derive(Debug, clap::Args)]

@@ -12,7 +12,7 @@ use skillpub_core::{
 };
 use url::Url;
 
-use crate::fetch::{ACCEPT_ENCODING, FetchError, Fetched, Limits, Policy, Transport, send};
+use crate::fetch::{ACCEPT_ENCODING, FetchError, Fetched, HostPolicy, Limits, Transport, send};
 use crate::index::{self, Entry, Index, IndexError};
 use crate::unpack::{self, UnpackError, UnpackNote, UnpackedFile};
 
@@ -36,7 +36,7 @@ use crate::unpack::{self, UnpackError, UnpackNote, UnpackedFile};
 #[derive(Debug, Clone)]
 pub struct Client<T> {
     transport: T,
-    policy: Policy,
+    policy: HostPolicy,
     limits: Limits,
     deadline: Option<Instant>,
 }
@@ -149,7 +149,7 @@ impl<T: Transport> Client<T> {
     pub fn new(transport: T) -> Self {
         Self {
             transport,
-            policy: Policy::default(),
+            policy: HostPolicy::default(),
             limits: Limits::default(),
             deadline: None,
         }
@@ -157,11 +157,9 @@ impl<T: Transport> Client<T> {
 
     /// Sets a deadline for everything done through this client: every request and redirect
     /// hop, every body read and every archive unpacked ends by then, or fails with
-    /// [`FetchError::Deadline`] or [`UnpackError::Deadline`]; [`check`](crate::check) also
-    /// stops the authoring advice on a fetched `SKILL.md` at it
-    /// ([`advise_before`](skillpub_advice::advise_before)), reporting `run.max-time` for that
-    /// skill. Without one (the default), each request is bounded by the transport's timeout
-    /// only.
+    /// [`FetchError::Deadline`] or [`UnpackError::Deadline`] (skillpub-check's `check` also
+    /// stops its authoring advice on a fetched `SKILL.md` at it). Without one (the default),
+    /// each request is bounded by the transport's timeout only.
     ///
     /// # Example
     ///
@@ -188,7 +186,7 @@ impl<T: Transport> Client<T> {
 
     /// Replaces the host policy (private hosts, origin allowlist).
     #[must_use]
-    pub fn with_policy(mut self, policy: Policy) -> Self {
+    pub fn with_policy(mut self, policy: HostPolicy) -> Self {
         self.policy = policy;
         self
     }
@@ -230,7 +228,8 @@ impl<T: Transport> Client<T> {
 
     /// The index URL for a target: an index URL (a path ending in `.json`) as given, or the
     /// `.well-known/agent-skills/index.json` under the target's path, so that a site mounted
-    /// under a prefix is found there.
+    /// under a prefix is found there; the same as [`index_url`](crate::index_url), which needs
+    /// no transport type.
     ///
     /// # Example
     ///
@@ -275,7 +274,7 @@ impl<T: Transport> Client<T> {
         })
     }
 
-    /// Fetches an entry's artifact (sending [`ACCEPT_ENCODING`](crate::ACCEPT_ENCODING)),
+    /// Fetches an entry's artifact (sending [`ACCEPT_ENCODING`](crate::fetch::ACCEPT_ENCODING)),
     /// checks the digest of the decoded body before using a byte of it, unpacks an archive
     /// within the limits, and validates the skill (its name must equal the entry's).
     ///
@@ -353,8 +352,23 @@ impl<T: Transport> Client<T> {
     }
 }
 
-/// The index URL for a target, whatever the transport (see [`Client::index_url`]).
-pub(crate) fn index_url(target: &str) -> Result<Url, ClientError> {
+/// The index URL for a target, whatever the transport: an index URL (a path ending in
+/// `.json`) as given, or the `.well-known/agent-skills/index.json` under the target's path, so
+/// that a site mounted under a prefix is found there. [`Client::index_url`] is the same.
+///
+/// # Example
+///
+/// ```
+/// let index = |target| skillpub_client::index_url(target).unwrap().to_string();
+/// assert_eq!(index("https://example.com"), "https://example.com/.well-known/agent-skills/index.json");
+/// assert_eq!(index("https://example.com/tenant/"), "https://example.com/tenant/.well-known/agent-skills/index.json");
+/// assert_eq!(index("https://example.com/v1/skills.json"), "https://example.com/v1/skills.json");
+/// ```
+///
+/// # Errors
+///
+/// [`ClientError::BadTarget`] when the target is not an http(s) URL.
+pub fn index_url(target: &str) -> Result<Url, ClientError> {
     let mut url = Url::parse(target).map_err(|_| ClientError::BadTarget(target.to_owned()))?;
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
         return Err(ClientError::BadTarget(target.to_owned()));
@@ -395,10 +409,12 @@ mod tests {
     use crate::source::SourceError;
 
     fn client() -> Client<HttpTransport> {
-        Client::new(HttpTransport::allowing_private(Duration::from_secs(5))).with_policy(Policy {
-            allow_private: true,
-            allowlist: None,
-        })
+        Client::new(HttpTransport::allowing_private(Duration::from_secs(5))).with_policy(
+            HostPolicy {
+                allow_private: true,
+                allowlist: None,
+            },
+        )
     }
 
     /// The errors from `error` down, each as `Error::source` gives it.

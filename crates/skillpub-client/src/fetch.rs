@@ -219,8 +219,8 @@ pub enum FetchError {
 /// One answer as a transport returns it: status, headers, and the body as sent.
 pub type RawAnswer = (StatusCode, HeaderMap, Vec<u8>);
 
-/// How requests reach a server: over HTTP with [`HttpTransport`](crate::HttpTransport), or in
-/// process with the `tower` feature's transport.
+/// How requests reach a server: over HTTP with `HttpTransport` (feature `http`), or in process
+/// with `ServiceTransport` (feature `tower`).
 ///
 /// A transport sends exactly one request and does not follow redirects; [`send`] does.
 pub trait Transport {
@@ -256,7 +256,7 @@ pub(crate) fn time_left(deadline: Instant, url: &Url) -> Result<Duration, FetchE
 
 /// Who may be fetched from.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Policy {
+pub struct HostPolicy {
     /// Whether local and private hosts may be fetched (default `false`).
     pub allow_private: bool,
     /// When set, only these origins (`https://example.com`) may be fetched, redirects included.
@@ -264,7 +264,7 @@ pub struct Policy {
     pub allowlist: Option<Vec<String>>,
 }
 
-impl Policy {
+impl HostPolicy {
     /// Checks a URL against the policy.
     ///
     /// # Errors
@@ -301,7 +301,7 @@ impl Policy {
 /// See [`FetchError`].
 pub fn send(
     transport: &impl Transport,
-    policy: &Policy,
+    policy: &HostPolicy,
     limits: &Limits,
     method: &Method,
     url: &Url,

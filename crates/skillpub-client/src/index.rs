@@ -6,11 +6,15 @@ use serde_json::{Map, Value};
 use skillpub_core::{
     Digest, ErrorKind,
     digest::DigestParseError,
-    index::{ArtifactKind, SCHEMA_URI},
+    index::SCHEMA_URI,
     paths::SKILL_MD,
-    spec::{MAX_DESCRIPTION_LENGTH, validate_name},
+    spec::{MAX_DESCRIPTION_LENGTH, Severity, validate_name},
 };
 use url::Url;
+
+/// How an [`Entry`]'s artifact is distributed: the core's type, named here too since every
+/// entry holds one.
+pub use skillpub_core::index::ArtifactKind;
 
 /// The index versions a client can read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,15 +51,6 @@ pub struct LegacyEntry {
     pub description: String,
     /// Each of `files`, resolved against `{index folder}/{name}/`.
     pub files: Vec<(String, Url)>,
-}
-
-/// How bad a problem with one entry is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Severity {
-    /// The entry is skipped, as the draft says (an unknown `type`).
-    Warning,
-    /// The entry breaks the draft and is skipped.
-    Error,
 }
 
 /// A problem with one entry; the entry is not used, the others are.
@@ -141,12 +136,14 @@ pub enum EntryError {
 }
 
 impl EntryError {
-    /// How bad it is: only an unknown `type` is a [`Severity::Warning`].
+    /// How bad it is: only an unknown `type`, which the draft says to skip, is a
+    /// [`Severity::Warning`]; anything else breaks the draft, a [`Severity::Error`].
     ///
     /// # Example
     ///
     /// ```
-    /// use skillpub_client::{EntryError, Severity};
+    /// use skillpub_client::index::EntryError;
+    /// use skillpub_core::spec::Severity;
     ///
     /// assert_eq!(EntryError::UnknownType("bundle".into()).severity(), Severity::Warning);
     /// assert_eq!(EntryError::EmptyUrl.severity(), Severity::Error);

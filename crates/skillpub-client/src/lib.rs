@@ -1,11 +1,12 @@
-//! A strict Agent Skills Discovery client, and the checks behind `skillpub check`.
+//! A strict Agent Skills Discovery client: discover an index, fetch artifacts, verify their
+//! digests and unpack archives safely, within limits.
 //!
 //! - [`Client`] discovers an index (`.well-known/agent-skills/index.json` under an origin and
 //!   the path it is given, such as `https://example.com/tenant`, or any index URL), follows up
-//!   to ten redirects with every hop checked against a [`Policy`] (no private hosts unless
-//!   allowed, an optional origin allowlist), resolves each `url` per RFC 3986 against the
+//!   to ten redirects with every hop checked against a [`HostPolicy`] (no private hosts
+//!   unless allowed, an optional origin allowlist), resolves each `url` per RFC 3986 against the
 //!   final index URL, and fetches artifacts.
-//! - Requests send `Accept-Encoding: gzip, deflate, br` ([`ACCEPT_ENCODING`], as Node's
+//! - Requests send `Accept-Encoding: gzip, deflate, br` ([`ACCEPT_ENCODING`](fetch::ACCEPT_ENCODING), as Node's
 //!   `fetch` does). Every artifact's SHA-256 is compared with the index's digest before
 //!   anything else is done with it, over the body with its content codings removed (each
 //!   decoded output bounded like the body; `identity` is no coding). A mismatch is an error
@@ -13,7 +14,7 @@
 //! - Archives are recognised by `Content-Type`, then extension, then magic bytes, and unpacked
 //!   in memory within a size and file-count limit (50 MiB and 1,000 files by default),
 //!   refusing absolute paths, drive letters, backslashes, `..`, links that leave the folder
-//!   or pass through another link, paths and link targets over [`MAX_PATH_LENGTH`] bytes,
+//!   or pass through another link, paths and link targets over [`MAX_PATH_LENGTH`](unpack::MAX_PATH_LENGTH) bytes,
 //!   devices and encrypted entries; `SKILL.md` must be at the root. Every check is linear in
 //!   the archive's size.
 //! - The fetched `SKILL.md` is validated with `skillpub-core`'s `SkillMd::parse`, the Agent
@@ -21,17 +22,11 @@
 //!   client's limits, not to the publisher's path rules and limits.
 //! - Time: each request (each redirect hop is one), body included, ends within the transport's
 //!   timeout; [`Client::with_deadline`] bounds everything done through the client, requests
-//!   and unpacking alike, and [`check`]'s authoring advice on each fetched `SKILL.md`, which
-//!   is linear in the text and stops at the deadline. Durations are saturated at
-//!   [`MAX_TIMEOUT`], never an overflow.
-//! - [`check`] runs every check of `skillpub check` against a site through any [`Transport`],
-//!   [`CONCURRENT_FETCHES`] entries at a time, and reports them in index order, each line
-//!   with a stable code ([`CheckKind`], listed [below](#check-codes)). Text from the server is
-//!   shown with control, bidirectional and invisible characters escaped. It takes an origin, a
-//!   path prefix, an index URL or a page, whose `Link` with `rel="agent-skills"` (RFC 8288) it
-//!   follows and compares with the origin's well-known index; and it grades the well-known
-//!   index as the aiSiteReady scanner does ([`Grade`]), which is looser than the checks.
-//! - Errors keep their cause: [`ClientError`], [`FetchError`] and [`UnpackError`] return the
+//!   and unpacking alike. Durations are saturated at [`MAX_TIMEOUT`](fetch::MAX_TIMEOUT), never an
+//!   overflow.
+//! - A [`Transport`] sends one request: [`HttpTransport`] over the network (feature `http`,
+//!   on by default), `ServiceTransport` to a tower service in process (feature `tower`).
+//! - Errors keep their cause: [`ClientError`], [`FetchError`] and [`UnpackError`](unpack::UnpackError) return the
 //!   error they wrap from [`Error::source`](std::error::Error::source), down to what the HTTP
 //!   stack, a decoder or an archive reader said ([`SourceError`]).
 //!
@@ -67,40 +62,46 @@
 //! # Ok::<(), skillpub_client::ClientError>(())
 //! ```
 //!
-//! # Check codes
+//! # Layout
 //!
-#![doc = include_str!("docs/checks.md")]
+//! The root holds what a host names to load skills: the [`Client`] and its [`ClientError`],
+//! the [`FetchedSkill`] it returns, the [`Index`] and [`Entry`] it discovers, the
+//! [`Transport`]s, the [`HostPolicy`] and [`Limits`] it obeys, the [`Fetched`] answers and
+//! [`FetchError`]s of a request, and [`SourceError`]. The rest is in a module per step:
+//!
+//! | Module | What |
+//! |---|---|
+//! | [`fetch`] | one request and its redirects: the limits' defaults, `Accept-Encoding`, [`send`](fetch::send) |
+//! | [`index`] | reading an index: [`parse`](index::parse), its [`Version`](index::Version), entries and their problems |
+//! | [`unpack`] | unpacking an archive safely: [`unpack`](unpack::unpack), [`detect`](unpack::detect), what is refused |
+//!
+//! The checks of `skillpub check`, which run on this client, are in
+//! [`skillpub-check`](https://docs.rs/skillpub-check).
+//!
+//! # Crate features
+//!
+//! | Name | Description | Default |
+//! |---|---|---|
+//! | `http` | [`HttpTransport`]: fetch over HTTP(S) with ureq and rustls (no OpenSSL) | yes |
+//! | `tower` | `ServiceTransport`: fetch from a tower service in process, such as an axum `Router` | no |
 
-mod check;
 mod client;
-mod fetch;
+pub mod fetch;
 #[cfg(feature = "http")]
 mod http;
-mod index;
-mod source;
+pub mod index;
 #[cfg(feature = "tower")]
-pub mod testing;
-mod unpack;
+mod service;
+mod source;
+pub mod unpack;
 
-pub use check::{
-    CONCURRENT_FETCHES, Cause, Check, CheckKind, CheckOptions, Grade, GradeStatus, Progress,
-    Report, Status, UnknownCode, check,
-};
-pub use client::{Client, ClientError, FetchedSkill};
-pub use fetch::{
-    ACCEPT_ENCODING, DEFAULT_MAX_BODY, DEFAULT_MAX_FILES, DEFAULT_MAX_UNPACKED, DEFAULT_TIMEOUT,
-    FetchError, Fetched, Limits, MAX_CODINGS, MAX_REDIRECTS, MAX_TIMEOUT, Policy, RawAnswer,
-    Transport, send,
-};
+pub use client::{Client, ClientError, FetchedSkill, index_url};
+#[doc(inline)]
+pub use fetch::{FetchError, Fetched, HostPolicy, Limits, Transport};
 #[cfg(feature = "http")]
 pub use http::HttpTransport;
-pub use index::{
-    Entry, EntryError, EntryProblem, Index, IndexError, LegacyEntry, Severity, Version, parse,
-};
-/// How an [`Entry`]'s artifact is distributed: the core's type, named here too since every
-/// entry holds one.
-pub use skillpub_core::index::ArtifactKind;
+#[doc(inline)]
+pub use index::{Entry, Index};
+#[cfg(feature = "tower")]
+pub use service::ServiceTransport;
 pub use source::SourceError;
-pub use unpack::{
-    Format, MAX_PATH_LENGTH, UnpackError, UnpackNote, Unpacked, UnpackedFile, detect, unpack,
-};

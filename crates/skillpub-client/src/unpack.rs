@@ -12,6 +12,7 @@ use std::io::{Cursor, Read};
 use std::time::Instant;
 
 use skillpub_core::{
+    index::ArchiveFormat,
     media::{GZIP, ZIP},
     paths::{SKILL_MD, TAR_GZ_SUFFIX, ZIP_SUFFIX},
 };
@@ -22,15 +23,6 @@ use crate::source::SourceError;
 /// Longest entry path or link target accepted, in bytes (Linux's `PATH_MAX`). Longer ones are
 /// refused before their segments are looked at.
 pub const MAX_PATH_LENGTH: usize = 4096;
-
-/// Archive formats a client must support.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// gzip-compressed tar.
-    TarGz,
-    /// zip.
-    Zip,
-}
 
 /// One unpacked file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -165,28 +157,29 @@ pub struct Unpacked {
     pub notes: Vec<UnpackNote>,
 }
 
-/// Picks the format from the media type, then the URL's extension, then the magic bytes.
+/// Picks the archive format from the media type, then the URL's extension, then the magic
+/// bytes; `None` when none of them names a `.tar.gz` or a `.zip`.
 #[must_use]
-pub fn detect(media_type: Option<&str>, url_path: &str, bytes: &[u8]) -> Option<Format> {
+pub fn detect(media_type: Option<&str>, url_path: &str, bytes: &[u8]) -> Option<ArchiveFormat> {
     match media_type {
         Some(GZIP | "application/x-gzip" | "application/x-tar+gzip") => {
-            return Some(Format::TarGz);
+            return Some(ArchiveFormat::TarGz);
         }
-        Some(ZIP | "application/x-zip-compressed") => return Some(Format::Zip),
+        Some(ZIP | "application/x-zip-compressed") => return Some(ArchiveFormat::Zip),
         _ => {}
     }
     let path = url_path.to_ascii_lowercase();
     if path.ends_with(TAR_GZ_SUFFIX) || path.ends_with(".tgz") {
-        return Some(Format::TarGz);
+        return Some(ArchiveFormat::TarGz);
     }
     if path.ends_with(ZIP_SUFFIX) {
-        return Some(Format::Zip);
+        return Some(ArchiveFormat::Zip);
     }
     if bytes.starts_with(&[0x1f, 0x8b]) {
-        return Some(Format::TarGz);
+        return Some(ArchiveFormat::TarGz);
     }
     if bytes.starts_with(b"PK\x03\x04") {
-        return Some(Format::Zip);
+        return Some(ArchiveFormat::Zip);
     }
     None
 }
@@ -201,9 +194,11 @@ pub fn detect(media_type: Option<&str>, url_path: &str, bytes: &[u8]) -> Option<
 /// # Example
 ///
 /// ```
-/// use skillpub_client::{Format, Limits, UnpackError, unpack};
+/// use skillpub_client::Limits;
+/// use skillpub_client::unpack::{UnpackError, unpack};
+/// use skillpub_core::index::ArchiveFormat;
 ///
-/// let not_an_archive = unpack(Format::Zip, b"PK", &Limits::default(), None);
+/// let not_an_archive = unpack(ArchiveFormat::Zip, b"PK", &Limits::default(), None);
 /// assert!(matches!(not_an_archive, Err(UnpackError::Corrupt(_))));
 /// ```
 ///
@@ -211,7 +206,7 @@ pub fn detect(media_type: Option<&str>, url_path: &str, bytes: &[u8]) -> Option<
 ///
 /// See [`UnpackError`].
 pub fn unpack(
-    format: Format,
+    format: ArchiveFormat,
     bytes: &[u8],
     limits: &Limits,
     deadline: Option<Instant>,
@@ -229,8 +224,8 @@ pub fn unpack(
         dot_noted: false,
     };
     match format {
-        Format::TarGz => unpack_tar(bytes, &mut sink)?,
-        Format::Zip => unpack_zip(bytes, &mut sink)?,
+        ArchiveFormat::TarGz => unpack_tar(bytes, &mut sink)?,
+        ArchiveFormat::Zip => unpack_zip(bytes, &mut sink)?,
     }
     if sink.omitted_notes > 0 {
         let omitted = sink.omitted_notes;
@@ -716,19 +711,19 @@ mod tests {
     fn the_format_comes_from_the_type_then_the_extension_then_the_bytes() {
         assert_eq!(
             detect(Some("application/zip"), "/x.tar.gz", b""),
-            Some(Format::Zip)
+            Some(ArchiveFormat::Zip)
         );
         assert_eq!(
             detect(Some("application/octet-stream"), "/x.tgz", b""),
-            Some(Format::TarGz)
+            Some(ArchiveFormat::TarGz)
         );
         assert_eq!(
             detect(None, "/download", b"PK\x03\x04rest"),
-            Some(Format::Zip)
+            Some(ArchiveFormat::Zip)
         );
         assert_eq!(
             detect(None, "/download", b"\x1f\x8brest"),
-            Some(Format::TarGz)
+            Some(ArchiveFormat::TarGz)
         );
         assert_eq!(detect(Some("text/html"), "/download", b"<html>"), None);
     }
@@ -778,7 +773,7 @@ mod tests {
             tar.append_data(&mut header, "./", &[][..]).unwrap();
             file(tar, "./SKILL.md", SKILL_MD);
         });
-        let unpacked = unpack(Format::TarGz, &bytes, &limits(1 << 20, 10), None).unwrap();
+        let unpacked = unpack(ArchiveFormat::TarGz, &bytes, &limits(1 << 20, 10), None).unwrap();
         assert_eq!(unpacked.files[0].path, "SKILL.md");
         assert_eq!(unpacked.notes, [UnpackNote::DotPrefix]);
     }
@@ -792,7 +787,7 @@ mod tests {
         });
         assert!(bytes.len() < 100_000);
         assert_eq!(
-            unpack(Format::TarGz, &bytes, &limits(1000, 10), None),
+            unpack(ArchiveFormat::TarGz, &bytes, &limits(1000, 10), None),
             Err(UnpackError::TooLarge(1000))
         );
     }
@@ -806,7 +801,7 @@ mod tests {
             file(tar, &long, b"x");
         });
         assert!(matches!(
-            unpack(Format::TarGz, &path, &big, None),
+            unpack(ArchiveFormat::TarGz, &path, &big, None),
             Err(UnpackError::PathTooLong { length, .. }) if length == long.len()
         ));
         let target = tar_gz(|tar| {
@@ -814,7 +809,7 @@ mod tests {
             link(tar, "l", &long);
         });
         assert_eq!(
-            unpack(Format::TarGz, &target, &big, None),
+            unpack(ArchiveFormat::TarGz, &target, &big, None),
             Err(UnpackError::LinkTooLong {
                 path: "l".into(),
                 length: long.len()
@@ -822,12 +817,12 @@ mod tests {
         );
         let zip_path = zip_with("SKILL.md", SKILL_MD, &long, b"x", 0o100_644);
         assert!(matches!(
-            unpack(Format::Zip, &zip_path, &big, None),
+            unpack(ArchiveFormat::Zip, &zip_path, &big, None),
             Err(UnpackError::PathTooLong { length, .. }) if length == long.len()
         ));
         let zip_link = zip_with("SKILL.md", SKILL_MD, "l", long.as_bytes(), 0o120_777);
         assert_eq!(
-            unpack(Format::Zip, &zip_link, &big, None),
+            unpack(ArchiveFormat::Zip, &zip_link, &big, None),
             Err(UnpackError::LinkTooLong {
                 path: "l".into(),
                 length: long.len()
@@ -844,13 +839,13 @@ mod tests {
             link(tar, "p", "references");
             link(tar, "in", &inside);
         });
-        assert!(unpack(Format::TarGz, &bytes, &limits(1 << 20, 10), None).is_ok());
+        assert!(unpack(ArchiveFormat::TarGz, &bytes, &limits(1 << 20, 10), None).is_ok());
         let bytes = tar_gz(|tar| {
             file(tar, "SKILL.md", SKILL_MD);
             link(tar, "out", &outside);
         });
         assert!(matches!(
-            unpack(Format::TarGz, &bytes, &limits(1 << 20, 10), None),
+            unpack(ArchiveFormat::TarGz, &bytes, &limits(1 << 20, 10), None),
             Err(UnpackError::LinkOutside { .. })
         ));
     }
@@ -860,12 +855,12 @@ mod tests {
         let bytes = tar_gz(|tar| file(tar, "SKILL.md", SKILL_MD));
         let past = Some(Instant::now());
         assert_eq!(
-            unpack(Format::TarGz, &bytes, &limits(1 << 20, 10), past),
+            unpack(ArchiveFormat::TarGz, &bytes, &limits(1 << 20, 10), past),
             Err(UnpackError::Deadline)
         );
         let zip = zip_with("SKILL.md", SKILL_MD, "a.md", b"x", 0o100_644);
         assert_eq!(
-            unpack(Format::Zip, &zip, &limits(1 << 20, 10), past),
+            unpack(ArchiveFormat::Zip, &zip, &limits(1 << 20, 10), past),
             Err(UnpackError::Deadline)
         );
     }
@@ -893,7 +888,7 @@ mod tests {
             link(tar, "p/q", "..");
             link(tar, "r", "p/q/..");
         });
-        let result = unpack(Format::TarGz, &bytes, &limits(1 << 20, 10), None);
+        let result = unpack(ArchiveFormat::TarGz, &bytes, &limits(1 << 20, 10), None);
         assert!(
             matches!(result, Err(UnpackError::LinkOutside { .. })),
             "{result:?}"
@@ -904,7 +899,7 @@ mod tests {
             file(tar, "p/x.md", b"x");
         });
         assert_eq!(
-            unpack(Format::TarGz, &through, &limits(1 << 20, 10), None),
+            unpack(ArchiveFormat::TarGz, &through, &limits(1 << 20, 10), None),
             Err(UnpackError::ThroughLink("p/x.md".into()))
         );
     }
@@ -918,7 +913,7 @@ mod tests {
             }
         });
         assert_eq!(
-            unpack(Format::TarGz, &bytes, &limits(1 << 20, 10), None),
+            unpack(ArchiveFormat::TarGz, &bytes, &limits(1 << 20, 10), None),
             Err(UnpackError::TooManyFiles(10))
         );
     }
@@ -940,13 +935,13 @@ mod tests {
             two.extend(gzip.finish().unwrap());
         }
         assert_eq!(
-            unpack(Format::TarGz, &first, &limits(1 << 20, 10), None)
+            unpack(ArchiveFormat::TarGz, &first, &limits(1 << 20, 10), None)
                 .unwrap()
                 .files
                 .len(),
             1
         );
-        let unpacked = unpack(Format::TarGz, &two, &limits(1 << 20, 10), None).unwrap();
+        let unpacked = unpack(ArchiveFormat::TarGz, &two, &limits(1 << 20, 10), None).unwrap();
         let paths: Vec<&str> = unpacked.files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, ["SKILL.md", "references/a.md"]);
     }
@@ -969,17 +964,17 @@ mod tests {
         };
         let fifo = build("pipe", 0o010_644);
         assert_eq!(
-            unpack(Format::Zip, &fifo, &limits(1 << 20, 10), None),
+            unpack(ArchiveFormat::Zip, &fifo, &limits(1 << 20, 10), None),
             Err(UnpackError::SpecialFile("pipe".into()))
         );
         let slip = build("../evil", 0o644);
         assert!(matches!(
-            unpack(Format::Zip, &slip, &limits(1 << 20, 10), None),
+            unpack(ArchiveFormat::Zip, &slip, &limits(1 << 20, 10), None),
             Err(UnpackError::Traversal(_))
         ));
         let fine = build("references/a.md", 0o644);
         assert_eq!(
-            unpack(Format::Zip, &fine, &limits(1 << 20, 10), None)
+            unpack(ArchiveFormat::Zip, &fine, &limits(1 << 20, 10), None)
                 .unwrap()
                 .files
                 .len(),

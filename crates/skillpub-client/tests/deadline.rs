@@ -6,13 +6,13 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use skillpub_client::{Client, ClientError, FetchError, HttpTransport, Policy};
+use skillpub_client::{Client, ClientError, FetchError, HostPolicy, HttpTransport};
 use skillpub_testkit::serve_raw;
 
 /// A client that may reach 127.0.0.1, with a long per-request timeout and a deadline in 1 s.
 fn client() -> Client<HttpTransport> {
     Client::new(HttpTransport::allowing_private(Duration::from_secs(60)))
-        .with_policy(Policy {
+        .with_policy(HostPolicy {
             allow_private: true,
             allowlist: None,
         })

@@ -7,7 +7,8 @@
 use std::time::Duration;
 
 use http::Method;
-use skillpub_client::{FetchError, HttpTransport, Limits, Policy, Transport, send};
+use skillpub_client::fetch::send;
+use skillpub_client::{FetchError, HostPolicy, HttpTransport, Limits, Transport};
 use url::Url;
 
 #[test]
@@ -33,7 +34,7 @@ fn the_default_transport_refuses_local_addresses_at_connect_time() {
 fn the_policy_refuses_local_names_and_foreign_origins_before_any_request() {
     let transport = HttpTransport::allowing_private(Duration::from_secs(2));
     let limits = Limits::default();
-    let strict = Policy::default();
+    let strict = HostPolicy::default();
     for url in [
         "http://localhost:9/",
         "http://intranet/",
@@ -46,7 +47,7 @@ fn the_policy_refuses_local_names_and_foreign_origins_before_any_request() {
             "{url}: {error}"
         );
     }
-    let allowlisted = Policy {
+    let allowlisted = HostPolicy {
         allow_private: true,
         allowlist: Some(vec!["https://Skills.Example.com:443/".to_owned()]),
     };

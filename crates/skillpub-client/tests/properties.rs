@@ -14,7 +14,8 @@ use std::io::Write;
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use serde_json::{Map, Value, json};
-use skillpub_client::{Format, UnpackError, detect, parse};
+use skillpub_client::index::parse;
+use skillpub_client::unpack::{UnpackError, detect};
 use skillpub_core::{
     Catalog, Skill, SkillFile,
     index::{ArchiveFormat, SCHEMA_URI},
@@ -392,8 +393,8 @@ fn limits() -> impl Strategy<Value = Limits> {
     ]
 }
 
-fn format() -> impl Strategy<Value = Format> {
-    prop_oneof![Just(Format::TarGz), Just(Format::Zip)]
+fn format() -> impl Strategy<Value = ArchiveFormat> {
+    prop_oneof![Just(ArchiveFormat::TarGz), Just(ArchiveFormat::Zip)]
 }
 
 proptest! {
@@ -445,15 +446,15 @@ proptest! {
     ) {
         let format = detect(media_type.as_deref(), &path, &bytes);
         if let Some("application/zip") = media_type.as_deref() {
-            assert_eq!(format, Some(Format::Zip));
+            assert_eq!(format, Some(ArchiveFormat::Zip));
         }
     }
 
     #[test]
     fn the_archives_a_catalog_builds_unpack_to_its_files(catalog in catalog()) {
         let skill = &catalog.skills()[0];
-        for (format, built) in [(Format::TarGz, ArchiveFormat::TarGz), (Format::Zip, ArchiveFormat::Zip)] {
-            let archive = skill.archive(built).expect("a multi-file skill has archives");
+        for format in [ArchiveFormat::TarGz, ArchiveFormat::Zip] {
+            let archive = skill.archive(format).expect("a multi-file skill has archives");
             let unpacked = unpack(format, archive.bytes(), &Limits::default())
                 .unwrap_or_else(|error| panic!("{format:?}: {error}"));
             assert_unpacked_is_sound(&unpacked, &Limits::default());
@@ -482,12 +483,8 @@ proptest! {
         changes in prop::collection::vec((any::<usize>(), any::<u8>(), any::<u8>()), 1..6),
         limits in limits(),
     ) {
-        let (format, built) = if zip {
-            (Format::Zip, ArchiveFormat::Zip)
-        } else {
-            (Format::TarGz, ArchiveFormat::TarGz)
-        };
-        let archive = catalog.skills()[0].archive(built).expect("an archive");
+        let format = if zip { ArchiveFormat::Zip } else { ArchiveFormat::TarGz };
+        let archive = catalog.skills()[0].archive(format).expect("an archive");
         let bytes = mutate(archive.bytes().to_vec(), &changes);
         if let Ok(unpacked) = unpack(format, &bytes, &limits) {
             assert_unpacked_is_sound(&unpacked, &limits);
@@ -499,7 +496,7 @@ proptest! {
         entries in raw_entries(),
         limits in limits(),
     ) {
-        for (format, bytes) in [(Format::TarGz, tar_gz(&entries)), (Format::Zip, zip(&entries))] {
+        for (format, bytes) in [(ArchiveFormat::TarGz, tar_gz(&entries)), (ArchiveFormat::Zip, zip(&entries))] {
             if let Ok(unpacked) = unpack(format, &bytes, &limits) {
                 assert_unpacked_is_sound(&unpacked, &limits);
             }
@@ -534,9 +531,9 @@ proptest! {
             },
         ];
         let (format, bytes) = if zip {
-            (Format::Zip, self::zip(&entries))
+            (ArchiveFormat::Zip, self::zip(&entries))
         } else {
-            (Format::TarGz, tar_gz(&entries))
+            (ArchiveFormat::TarGz, tar_gz(&entries))
         };
         let limits = Limits { max_unpacked: limit, max_files: 10, ..Limits::default() };
         assert!(

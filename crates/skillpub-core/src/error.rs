@@ -319,10 +319,11 @@ pub enum ErrorKind {
     },
     /// More files than SEP-2640 allows in one skill.
     #[error(
-        "the skill has {count} files, over the limit of {limit} (SEP-2640); move some out or split the skill"
+        "the skill has at least {count} files, over the limit of {limit} (SEP-2640); move some out or split the skill"
     )]
     TooManyFiles {
-        /// How many files, `SKILL.md` included.
+        /// How many files were counted, `SKILL.md` included: all of them for a skill built in
+        /// memory; a folder's walk stops counting at one past the limit.
         count: usize,
         /// The limit.
         limit: usize,

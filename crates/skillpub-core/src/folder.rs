@@ -22,7 +22,7 @@ use portable as open;
 #[cfg(unix)]
 use unix as open;
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -33,7 +33,7 @@ use crate::file::SkillFile;
 use crate::paths::SKILL_MD;
 use crate::skill::Skill;
 use crate::skill_files;
-use crate::spec::limits::MAX_BYTES_PER_SKILL;
+use crate::spec::limits::{MAX_BYTES_PER_SKILL, MAX_FILES_PER_SKILL};
 use beneath::{Beneath, Refusal};
 use entry::{Listed, Node, Seen};
 use open::Dir;
@@ -150,6 +150,50 @@ fn has_skill_md(listing: &Listing) -> bool {
     })
 }
 
+/// Whether an entry counts against the file limit as it is listed: a regular file that the
+/// walk does not skip (hidden) or refuse for its name (not UTF-8). A link or an entry of an
+/// unknown kind counts once the walk has found it to be a file.
+fn is_listed_file(name: &OsStr, listed: Listed) -> bool {
+    listed == Listed::File && name.to_str().is_some_and(|name| !name.starts_with('.'))
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many entries this thread has read from listings, for the tests of the file limit.
+    static ENTRIES_READ: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Reads the listing of `dir`: every entry, or, given `files`, the entries until that many of
+/// them count against the file limit, so that a skill folder of a million files is known to be
+/// over the limit after reading one more file than it allows.
+fn list(dir: &mut Dir, files: Option<usize>) -> Listing {
+    let mut entries = Vec::new();
+    let mut counted = 0;
+    let mut listing = dir.entries()?;
+    while files.is_none_or(|files| counted < files) {
+        let Some(entry) = listing.next() else { break };
+        let (name, listed) = entry?;
+        #[cfg(test)]
+        ENTRIES_READ.with(|read| read.set(read.get() + 1));
+        counted += usize::from(is_listed_file(&name, listed));
+        entries.push((name, listed));
+    }
+    Ok(entries)
+}
+
+/// The listing of a folder that may be a skill, and whether it is one. It is when it holds
+/// `SKILL.md`, asked first, so that its listing stops one file past the limit; else the
+/// listing is read whole, and a `SKILL.md` in another letter case also makes a skill (the
+/// walk reports the case).
+fn list_folder(dir: &mut Dir) -> (Listing, bool) {
+    if dir.look(OsStr::new(SKILL_MD)).is_ok() {
+        return (list(dir, Some(MAX_FILES_PER_SKILL + 1)), true);
+    }
+    let listing = list(dir, None);
+    let is_skill = has_skill_md(&listing);
+    (listing, is_skill)
+}
+
 /// Reads a skill folder (one that holds a `SKILL.md`) or a folder of skill folders, and
 /// fails on any problem of the walk; see [`SkillsFolder::read`] for what is read, skipped and
 /// refused. The skills themselves are judged by the catalog built from it
@@ -198,8 +242,8 @@ impl SkillsFolder {
             }
         };
         walk.folders.push(root.to_path_buf());
-        let listing = dir.list();
-        if has_skill_md(&listing) {
+        let (listing, is_skill) = list_folder(&mut dir);
+        if is_skill {
             walk.skill(root, dir, listing);
         } else {
             walk.skills_in(&dir, root, listing);
@@ -364,8 +408,8 @@ impl SkillsFolder {
             };
             match node {
                 Some(Node::Folder(mut folder)) => {
-                    let listing = folder.list();
-                    if has_skill_md(&listing) {
+                    let (listing, is_skill) = list_folder(&mut folder);
+                    if is_skill {
                         self.folders.push(entry.path.clone());
                         self.skill(&entry.path, folder, listing);
                     } else {
@@ -397,13 +441,17 @@ impl SkillsFolder {
     }
 
     /// Looks at every entry of a skill folder without reading any, so that the limits can be
-    /// judged on the sizes first. `None` when there is no `SKILL.md` to read.
+    /// judged on the sizes first. `None` when there is no `SKILL.md` to read, or when the
+    /// skill has more files than the limit: the walk stops as soon as it has counted one file
+    /// more than [`MAX_FILES_PER_SKILL`], reading no further listing.
     fn walk(&mut self, root: &Path, dir: Dir, listing: Listing) -> Option<Walked> {
         let name = folder_name(root);
         let beneath = Beneath::new(dir, root);
         let mut skill_md = None;
         let mut skill_md_seen = false;
         let mut files = Vec::new();
+        // The files counted so far, `SKILL.md` included.
+        let mut counted = 0;
         let mut root_listing = Some(listing);
         let mut pending = vec![(Vec::<OsString>::new(), root.to_path_buf(), String::new())];
         while let Some((components, path, prefix)) = pending.pop() {
@@ -412,7 +460,8 @@ impl SkillsFolder {
                 Some(listing) => (None, listing),
                 None => match beneath.folder(&components) {
                     Ok(mut folder) => {
-                        let listing = folder.list();
+                        let left = MAX_FILES_PER_SKILL + 1 - counted;
+                        let listing = list(&mut folder, Some(left));
                         (Some(folder), listing)
                     }
                     Err(refusal) => {
@@ -421,6 +470,15 @@ impl SkillsFolder {
                     }
                 },
             };
+            if let Ok(entries) = &listing {
+                counted += entries
+                    .iter()
+                    .filter(|(name, listed)| is_listed_file(name, *listed))
+                    .count();
+            }
+            if self.over_file_limit(&name, root, counted) {
+                return None;
+            }
             let folder = opened.as_ref().unwrap_or(beneath.root());
             for entry in self.entries(listing, &path, root) {
                 let relative = format!("{prefix}{}", entry.name);
@@ -446,6 +504,12 @@ impl SkillsFolder {
                         None => continue,
                     }
                 };
+                if matches!(looked, Look::File(_)) && entry.listed != Listed::File {
+                    counted += 1;
+                    if self.over_file_limit(&name, root, counted) {
+                        return None;
+                    }
+                }
                 match looked {
                     Look::Folder => {
                         self.folders.push(entry.path.clone());
@@ -470,6 +534,21 @@ impl SkillsFolder {
             skill_md,
             files,
         })
+    }
+
+    /// Reports a skill that has more files than [`MAX_FILES_PER_SKILL`] (`counted`, as far as
+    /// the walk counted), as the catalog's rule does; whether it has.
+    fn over_file_limit(&mut self, skill: &str, root: &Path, counted: usize) -> bool {
+        let over = counted > MAX_FILES_PER_SKILL;
+        if over {
+            let limit = MAX_FILES_PER_SKILL;
+            let kind = ErrorKind::TooManyFiles {
+                count: counted,
+                limit,
+            };
+            self.fail(skill, &root.join(SKILL_MD), kind);
+        }
+        over
     }
 
     /// Looks at an entry that is not listed as a folder, without opening or following it

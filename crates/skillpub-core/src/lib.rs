@@ -46,7 +46,7 @@
 //! | Module | What |
 //! |---|---|
 //! | [`catalog`] | the published model: every skill, file and served path of a catalog |
-//! | [`spec`] | the rules as values and checks: limits, allowed fields, names, file paths |
+//! | [`spec`] | the rules as values and checks: limits, allowed fields, names, file paths; the severity of a finding |
 //! | [`paths`] | the well-known paths, file names and suffixes, and the base path rule |
 //! | [`index`] | the discovery index: its `$schema`, entry types, URL styles, archive formats |
 //! | [`media`] | the content types of served files |

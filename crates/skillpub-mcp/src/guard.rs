@@ -23,7 +23,7 @@ use http::uri::Authority;
 use http::{HeaderMap, Uri, header};
 
 use crate::answers::{self, BoxResponse};
-use crate::skills::ConfigError;
+use crate::config::ConfigError;
 
 /// The `Host` and `Origin` allowlists of an endpoint, read.
 #[derive(Debug)]

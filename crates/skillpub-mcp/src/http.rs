@@ -8,13 +8,14 @@ use std::time::Duration;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
+use crate::config::{ConfigError, MAX_SESSION_IDLE_TIMEOUT, MAX_SESSIONS_LIMIT, MAX_STREAMS_LIMIT};
 use crate::guard::Guard;
 use crate::live::LiveMcpSkills;
 use crate::request::MAX_BODY;
 use crate::server::SkillsServer;
 use crate::service::McpService;
 use crate::sessions::{Endpoint, Limits, Sessions};
-use crate::skills::{ConfigError, McpSkills};
+use crate::skills::McpSkills;
 use crate::streams::Streams;
 
 /// The browser origins a server on loopback accepts by default: any port of `localhost`,
@@ -32,23 +33,14 @@ pub const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 /// limit. Raise it with the limit.
 pub const DEFAULT_MAX_STREAMS: usize = 512;
 
-/// The largest cap [`HttpOptions::with_max_streams`] accepts.
-pub const MAX_STREAMS_LIMIT: usize = 1_000_000;
-
 /// How many sessions may be open at once by default ([`HttpOptions::with_max_sessions`]):
 /// about 20 MB when all are open, and more than the conversations of clients before
 /// 2026-07-28 that a skills server sees within an idle time.
 pub const DEFAULT_MAX_SESSIONS: usize = 100_000;
 
-/// The largest cap [`HttpOptions::with_max_sessions`] accepts.
-pub const MAX_SESSIONS_LIMIT: usize = 1_000_000;
-
 /// How long a session lasts after its client's last request by default
 /// ([`HttpOptions::with_session_idle_timeout`]): rmcp's default, five minutes.
 pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(5 * 60);
-
-/// The longest idle time [`HttpOptions::with_session_idle_timeout`] accepts: a day.
-pub const MAX_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// Every knob of the MCP endpoint: who may call it (the `Host` values it answers and the
 /// browser `Origin`s it accepts), how many event streams it holds open, and the sessions of

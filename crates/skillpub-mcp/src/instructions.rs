@@ -5,7 +5,8 @@
 
 use rmcp::model::Skill;
 
-use crate::skills::{Surfaces, root_uri};
+use crate::options::Surfaces;
+use crate::served::root_uri;
 use crate::tools::LIST_SKILLS_TOOL;
 
 /// The most bytes (UTF-8) of `instructions` with a catalog summary: 16 KiB, the cap that
@@ -111,7 +112,7 @@ mod tests {
     use rmcp::model::{Skill, SkillFrontmatter, SkillResources};
 
     use super::{INSTRUCTIONS_LIMIT, render};
-    use crate::skills::Surfaces;
+    use crate::options::Surfaces;
 
     fn skills(count: usize, description: &str) -> Vec<Skill> {
         (0..count)

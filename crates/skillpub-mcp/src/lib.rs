@@ -140,13 +140,18 @@
 #![doc = include_str!("docs/sessions.md")]
 
 mod answers;
+mod config;
 mod guard;
 mod http;
 mod instructions;
 mod live;
 mod media;
+mod options;
+mod paging;
+mod prepare;
 mod prompts;
 mod request;
+mod served;
 mod server;
 mod service;
 mod sessions;
@@ -155,18 +160,17 @@ mod streams;
 mod tools;
 
 pub use answers::{SESSION_NOT_FOUND, SESSION_REQUIRED, TOO_MANY_SESSIONS, TOO_MANY_STREAMS};
+pub use config::{ConfigError, MAX_SESSION_IDLE_TIMEOUT, MAX_SESSIONS_LIMIT, MAX_STREAMS_LIMIT};
 pub use http::{
     DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STREAMS, DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions,
-    LOOPBACK_HOSTS, LOOPBACK_ORIGINS, MAX_SESSION_IDLE_TIMEOUT, MAX_SESSIONS_LIMIT,
-    MAX_STREAMS_LIMIT,
+    LOOPBACK_HOSTS, LOOPBACK_ORIGINS,
 };
 pub use instructions::INSTRUCTIONS_LIMIT;
 pub use live::LiveMcpSkills;
+pub use options::{DEFAULT_PAGE_SIZE, DEFAULT_TTL_MS};
 pub use prompts::prompt_not_found;
+pub use served::SCHEME;
 pub use server::{CacheHinted, SkillsServer, capabilities, fit_to_peer};
 pub use service::McpService;
-pub use skills::{
-    ConfigError, DEFAULT_PAGE_SIZE, DEFAULT_TTL_MS, McpSkills, McpSkillsBuilder, SCHEME,
-    resource_not_found,
-};
+pub use skills::{McpSkills, McpSkillsBuilder, resource_not_found};
 pub use tools::{LIST_SKILLS_TOOL, LOAD_SKILL_TOOL, READ_SKILL_FILE_TOOL};

@@ -11,7 +11,9 @@ use rmcp::service::{Peer, SubscriptionSink};
 use skillpub_core::{LiveCatalog, live::LiveView};
 use tokio::sync::watch;
 
-use crate::skills::{ConfigError, McpSkills, McpSkillsBuilder, Surfaces};
+use crate::config::ConfigError;
+use crate::options::Surfaces;
+use crate::skills::{McpSkills, McpSkillsBuilder};
 
 /// How many times each list a client can be told about has changed: a client that saw
 /// `before` is told of every list that differs in `after`. The tools are the same for every

@@ -6,9 +6,9 @@
 use std::collections::HashMap;
 
 use rmcp::ErrorData;
-use rmcp::model::{GetPromptResult, ListPromptsResult, Prompt, PromptMessage, Role};
+use rmcp::model::{GetPromptResult, Prompt, PromptMessage, Role};
 
-use crate::skills::{McpSkills, ServedSkill};
+use crate::served::ServedSkill;
 
 /// The prompts of a catalog, prepared once; empty when prompts are off.
 #[derive(Debug, Default)]
@@ -45,48 +45,10 @@ impl Prompts {
     pub(crate) fn sort(&mut self) {
         self.listed.sort_by(|a, b| a.name.cmp(&b.name));
     }
-}
 
-impl McpSkills {
-    /// `prompts/list`: one page of the skills' prompts, sorted by name; empty unless
-    /// [`prompts`](crate::McpSkillsBuilder::prompts) is on. The result carries `ttlMs` and
-    /// `cacheScope`.
-    ///
-    /// # Errors
-    ///
-    /// `-32602` for a cursor this server did not hand out.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use skillpub_core::{Catalog, Skill};
-    /// use skillpub_mcp::McpSkills;
-    ///
-    /// let catalog = Catalog::new([Skill::from_static(
-    ///     "---\nname: refunds\ndescription: Process refunds per policy.\n---\nSteps.\n",
-    /// )])?;
-    /// let skills = McpSkills::builder(catalog).prompts(true).build()?;
-    /// let prompts = skills.list_prompts(None)?.prompts;
-    /// assert_eq!(prompts[0].name, "refunds");
-    /// assert_eq!(prompts[0].description.as_deref(), Some("Process refunds per policy."));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn list_prompts(&self, cursor: Option<&str>) -> Result<ListPromptsResult, ErrorData> {
-        let (page, next) = self.page(&self.0.prompts.listed, cursor)?;
-        let mut result = ListPromptsResult::with_all_items(page)
-            .with_ttl_ms(self.0.ttl_ms)
-            .with_cache_scope(self.0.cache_scope);
-        result.next_cursor = next;
-        Ok(result)
-    }
-
-    /// `prompts/get` of a skill's prompt: the exact `SKILL.md` as a user message, then a
-    /// resource link (`skill://` URI, name, media type, size) to each supporting file. `None`
-    /// when no skill has that name or prompts are off, so a handler with prompts of its own
-    /// can try those (and answer [`prompt_not_found`] when none has it).
-    #[must_use]
-    pub fn get_prompt(&self, name: &str) -> Option<GetPromptResult> {
-        self.0.prompts.answers.get(name).cloned()
+    /// The answer of `prompts/get` for a skill's name, if it has a prompt.
+    pub(crate) fn get(&self, name: &str) -> Option<GetPromptResult> {
+        self.answers.get(name).cloned()
     }
 }
 

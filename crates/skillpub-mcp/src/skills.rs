@@ -1,176 +1,21 @@
-//! [`McpSkills`]: a catalog seen through SEP-2640. Every file of every skill is a
-//! `skill://` resource; the answers to `skills/list`, `skills/get`, `resources/list`,
-//! `resources/read` and `resources/directory/read` are prepared once, from the very bytes and
-//! digests the HTTP routes serve. The surfaces for hosts without the extension (prompts,
-//! tools, the instructions) are prepared in the same pass, from the same files.
+//! [`McpSkills`]: a catalog seen through SEP-2640, and the [`McpSkillsBuilder`] of its
+//! options. Every file of every skill is a `skill://` resource; each method answers a protocol
+//! method from the answers prepared once (`prepare.rs`), without further work.
 
-use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use base64::Engine;
-use base64::prelude::BASE64_STANDARD;
 use rmcp::ErrorData;
 use rmcp::model::{
-    CacheScope, DIRECTORY_MIME_TYPE, GetSkillResult, ListResourcesResult, ListSkillsResult,
-    ReadResourceDirectoryResult, ReadResourceResult, Resource, ResourceContents, Skill,
-    SkillFrontmatter, SkillResource, SkillResources,
+    CacheScope, CallToolRequestParams, CallToolResult, GetPromptResult, GetSkillResult,
+    ListPromptsResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
+    ReadResourceDirectoryResult, ReadResourceResult,
 };
-use skillpub_core::{Catalog, catalog::PublishedSkill, media::essence, paths::SKILL_MD};
+use skillpub_core::Catalog;
 
-use crate::instructions;
-use crate::prompts::Prompts;
-use crate::tools::Tools;
-
-/// The URI scheme of skill resources.
-pub const SCHEME: &str = "skill://";
-
-/// Default number of items on one page of `skills/list`, `resources/list` and
-/// `resources/directory/read`.
-pub const DEFAULT_PAGE_SIZE: usize = 100;
-
-/// Default `ttlMs` of results: five minutes, as the HTTP routes' `max-age`.
-pub const DEFAULT_TTL_MS: u64 = 300_000;
-
-/// The `mimeType` of `SKILL.md` resources.
-const MARKDOWN: &str = "text/markdown";
-
-/// A bad option given to [`McpSkillsBuilder`] or [`HttpOptions`](crate::HttpOptions).
-#[derive(Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ConfigError {
-    /// The prefix is not `/`-separated segments of URI-safe characters.
-    #[error(
-        "the prefix `{0}` must be `/`-separated segments of ASCII letters, digits, `-`, `_`, `.` and `~`, such as `acme/billing`"
-    )]
-    Prefix(String),
-    /// A page size of zero.
-    #[error("the page size must be at least 1")]
-    PageSize,
-    /// An entry of [`HttpOptions::with_allowed_hosts`](crate::HttpOptions::with_allowed_hosts)
-    /// that no `Host` can match.
-    #[error(
-        "`allowed_hosts` entry `{0}` is not a host; give a name or an address, with or without a port, such as `skills.example.com`, `skills.example.com:8443`, `127.0.0.1` or `[::1]:3000`"
-    )]
-    AllowedHost(String),
-    /// An entry of
-    /// [`HttpOptions::with_allowed_origins`](crate::HttpOptions::with_allowed_origins) that no
-    /// `Origin` can match.
-    #[error(
-        "`allowed_origins` entry `{0}` is not an origin; give `scheme://host`, with `:port` or `:*` for any port, such as `https://app.example.com` or `http://localhost:*`, or `null`"
-    )]
-    AllowedOrigin(String),
-    /// A stream cap of zero, or over [`MAX_STREAMS_LIMIT`](crate::MAX_STREAMS_LIMIT).
-    #[error("`max_streams` is {0}; give at least 1 and at most {limit}", limit = crate::MAX_STREAMS_LIMIT)]
-    MaxStreams(usize),
-    /// A session cap of zero, or over [`MAX_SESSIONS_LIMIT`](crate::MAX_SESSIONS_LIMIT).
-    #[error("`max_sessions` is {0}; give at least 1 and at most {limit}", limit = crate::MAX_SESSIONS_LIMIT)]
-    MaxSessions(usize),
-    /// A session idle time of zero, or over
-    /// [`MAX_SESSION_IDLE_TIMEOUT`](crate::MAX_SESSION_IDLE_TIMEOUT).
-    #[error("`session_idle_timeout` is {0:?}; give more than zero and at most {limit:?}", limit = crate::MAX_SESSION_IDLE_TIMEOUT)]
-    SessionIdleTimeout(std::time::Duration),
-}
-
-/// The message, so that `?` out of `main` prints it and not the variant.
-impl std::fmt::Debug for ConfigError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Display::fmt(self, f)
-    }
-}
-
-/// One served file.
-#[derive(Debug)]
-pub(crate) struct File {
-    pub(crate) bytes: bytes::Bytes,
-    pub(crate) mime_type: &'static str,
-    pub(crate) digest: String,
-}
-
-impl File {
-    /// The file as MCP resource contents: text when its media type is text and its bytes are
-    /// UTF-8 without NUL, a base64 blob otherwise; the same for `resources/read` and the
-    /// `read_skill_file` tool.
-    pub(crate) fn contents(&self, uri: &str) -> ResourceContents {
-        let text = skillpub_core::media::is_text(self.mime_type)
-            .then_some(&self.bytes)
-            .filter(|bytes| !bytes.contains(&0))
-            .and_then(|bytes| std::str::from_utf8(bytes).ok());
-        let contents = match text {
-            Some(text) => ResourceContents::text(text, uri),
-            None => ResourceContents::blob(BASE64_STANDARD.encode(&self.bytes), uri),
-        };
-        contents.with_mime_type(self.mime_type)
-    }
-}
-
-/// Which surfaces for hosts without the skills extension are on.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Surfaces {
-    pub(crate) prompts: bool,
-    pub(crate) tools: bool,
-    pub(crate) instructions: bool,
-}
-
-#[derive(Debug)]
-pub(crate) struct Prepared {
-    skills: Vec<Skill>,
-    pub(crate) files: HashMap<String, File>,
-    listed: Vec<Resource>,
-    directories: BTreeMap<String, Vec<Resource>>,
-    prefix: String,
-    page_size: usize,
-    pub(crate) ttl_ms: u64,
-    pub(crate) cache_scope: CacheScope,
-    pub(crate) surfaces: Surfaces,
-    pub(crate) prompts: Prompts,
-    pub(crate) tools: Tools,
-    instructions: String,
-}
-
-/// One file of a skill as MCP serves it, worked out once for every surface.
-#[derive(Debug)]
-pub(crate) struct ServedFile<'a> {
-    /// The path in the skill's folder, such as `references/api.md`.
-    pub(crate) path: &'a str,
-    pub(crate) uri: String,
-    pub(crate) mime_type: &'static str,
-    pub(crate) digest: String,
-    pub(crate) size: u64,
-    /// Its entry in `resources/list`, and its link in a prompt.
-    pub(crate) resource: Resource,
-    bytes: &'a bytes::Bytes,
-}
-
-/// One skill as MCP serves it: its catalog entry and its files, `SKILL.md` included, sorted
-/// by path.
-#[derive(Debug)]
-pub(crate) struct ServedSkill<'a> {
-    pub(crate) skill: &'a PublishedSkill,
-    /// The URI of its folder, such as `skill://acme/refunds`.
-    root: String,
-    /// The URI of its `SKILL.md`.
-    pub(crate) uri: String,
-    pub(crate) files: Vec<ServedFile<'a>>,
-}
-
-impl ServedSkill<'_> {
-    /// The `SKILL.md` as text: its exact bytes, since the catalog refuses a `SKILL.md` that
-    /// is not UTF-8.
-    pub(crate) fn skill_md(&self) -> std::borrow::Cow<'_, str> {
-        let bytes = self.skill.skill_md().bytes();
-        // `from_utf8` checks a word at a time, several times faster than the lossy
-        // conversion, which is only a fallback here.
-        std::str::from_utf8(bytes).map_or_else(
-            |_| String::from_utf8_lossy(bytes),
-            std::borrow::Cow::Borrowed,
-        )
-    }
-
-    /// Its files other than `SKILL.md`.
-    pub(crate) fn supporting_files(&self) -> impl Iterator<Item = &ServedFile<'_>> {
-        self.files.iter().filter(|file| file.path != SKILL_MD)
-    }
-}
+use crate::config::ConfigError;
+use crate::options::Options;
+use crate::paging::page;
+use crate::prepare::Prepared;
 
 /// A catalog served over MCP with the skills extension. Cheap to clone.
 ///
@@ -205,19 +50,9 @@ pub struct McpSkillsBuilder<C = Catalog> {
     pub(crate) options: Options,
 }
 
-/// The options of an [`McpSkillsBuilder`], apart from what it serves.
-#[derive(Debug, Clone)]
-pub(crate) struct Options {
-    prefix: String,
-    page_size: usize,
-    ttl_ms: u64,
-    cache_scope: CacheScope,
-    pub(crate) surfaces: Surfaces,
-}
-
 impl McpSkills {
-    /// Starts from a catalog: no prefix, pages of [`DEFAULT_PAGE_SIZE`], `ttlMs`
-    /// [`DEFAULT_TTL_MS`], `cacheScope: public`, the skills extension and resources only (no
+    /// Starts from a catalog: no prefix, pages of [`DEFAULT_PAGE_SIZE`](crate::DEFAULT_PAGE_SIZE), `ttlMs`
+    /// [`DEFAULT_TTL_MS`](crate::DEFAULT_TTL_MS), `cacheScope: public`, the skills extension and resources only (no
     /// prompts, no tools, no catalog summary in the instructions).
     pub fn builder(catalog: Catalog) -> McpSkillsBuilder {
         McpSkillsBuilder::from_source(catalog)
@@ -258,18 +93,13 @@ impl McpSkills {
         self.0.surfaces.tools
     }
 
-    /// The URI of a skill's file: `skill://[prefix/]name/path`.
-    pub(crate) fn uri_of(&self, name: &str, path: &str) -> String {
-        format!("{}/{path}", root_uri(&self.0.prefix, name))
-    }
-
     /// `skills/list`: one page of skills, sorted by URI; an entry is never split.
     ///
     /// # Errors
     ///
     /// `-32602` for a cursor this server did not hand out.
     pub fn list_skills(&self, cursor: Option<&str>) -> Result<ListSkillsResult, ErrorData> {
-        let (page, next) = self.page(&self.0.skills, cursor)?;
+        let (page, next) = page(&self.0.skills, cursor, self.0.page_size)?;
         let mut result = ListSkillsResult::with_all_items(page)
             .with_ttl_ms(self.0.ttl_ms)
             .with_cache_scope(self.0.cache_scope);
@@ -300,7 +130,7 @@ impl McpSkills {
     ///
     /// `-32602` for a cursor this server did not hand out.
     pub fn list_resources(&self, cursor: Option<&str>) -> Result<ListResourcesResult, ErrorData> {
-        let (page, next) = self.page(&self.0.listed, cursor)?;
+        let (page, next) = page(&self.0.listed, cursor, self.0.page_size)?;
         let mut result = ListResourcesResult::with_all_items(page)
             .with_ttl_ms(self.0.ttl_ms)
             .with_cache_scope(self.0.cache_scope);
@@ -344,12 +174,120 @@ impl McpSkills {
             };
             return Err(not_served(message, uri));
         };
-        let (page, next) = self.page(children, cursor)?;
+        let (page, next) = page(children, cursor, self.0.page_size)?;
         let mut result = ReadResourceDirectoryResult::with_all_items(page)
             .with_ttl_ms(self.0.ttl_ms)
             .with_cache_scope(self.0.cache_scope);
         result.next_cursor = next;
         Ok(result)
+    }
+
+    /// `prompts/list`: one page of the skills' prompts, sorted by name; empty unless
+    /// [`prompts`](crate::McpSkillsBuilder::prompts) is on. The result carries `ttlMs` and
+    /// `cacheScope`.
+    ///
+    /// # Errors
+    ///
+    /// `-32602` for a cursor this server did not hand out.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_core::{Catalog, Skill};
+    /// use skillpub_mcp::McpSkills;
+    ///
+    /// let catalog = Catalog::new([Skill::from_static(
+    ///     "---\nname: refunds\ndescription: Process refunds per policy.\n---\nSteps.\n",
+    /// )])?;
+    /// let skills = McpSkills::builder(catalog).prompts(true).build()?;
+    /// let prompts = skills.list_prompts(None)?.prompts;
+    /// assert_eq!(prompts[0].name, "refunds");
+    /// assert_eq!(prompts[0].description.as_deref(), Some("Process refunds per policy."));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn list_prompts(&self, cursor: Option<&str>) -> Result<ListPromptsResult, ErrorData> {
+        let (page, next) = page(self.0.prompts.listed(), cursor, self.0.page_size)?;
+        let mut result = ListPromptsResult::with_all_items(page)
+            .with_ttl_ms(self.0.ttl_ms)
+            .with_cache_scope(self.0.cache_scope);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    /// `prompts/get` of a skill's prompt: the exact `SKILL.md` as a user message, then a
+    /// resource link (`skill://` URI, name, media type, size) to each supporting file. `None`
+    /// when no skill has that name or prompts are off, so a handler with prompts of its own
+    /// can try those (and answer [`prompt_not_found`](crate::prompt_not_found) when none has
+    /// it).
+    #[must_use]
+    pub fn get_prompt(&self, name: &str) -> Option<GetPromptResult> {
+        self.0.prompts.get(name)
+    }
+
+    /// `tools/list`: `list_skills`, `load_skill` and `read_skill_file`, with their input and
+    /// output schemas, when [`tools`](crate::McpSkillsBuilder::tools) is on; none otherwise.
+    /// The result carries `ttlMs` and `cacheScope`.
+    ///
+    /// # Errors
+    ///
+    /// `-32602` for a cursor this server did not hand out.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_mcp::McpSkills;
+    ///
+    /// let catalog = skillpub_core::Catalog::new(Vec::<skillpub_core::Skill>::new())?;
+    /// let skills = McpSkills::builder(catalog).tools(true).build()?;
+    /// let names: Vec<String> = skills.list_tools(None)?.tools.into_iter().map(|t| t.name.into()).collect();
+    /// assert_eq!(names, ["list_skills", "load_skill", "read_skill_file"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult, ErrorData> {
+        let (page, next) = page(self.0.tools.listed(), cursor, self.0.page_size)?;
+        let mut result = ListToolsResult::with_all_items(page)
+            .with_ttl_ms(self.0.ttl_ms)
+            .with_cache_scope(self.0.cache_scope);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    /// `tools/call` of one of the skill tools, or `None` when the tool is not one of them (or
+    /// tools are off), so a handler with tools of its own can try those. Bad arguments, an
+    /// unknown skill and an unknown file are answered with a tool error (`isError: true`)
+    /// whose text names the input and says how to fix it, so the model can correct itself.
+    ///
+    /// - `list_skills(cursor?)`: one page of `{name, description, uri}`, with `nextCursor`.
+    /// - `load_skill(name)`: the exact `SKILL.md` as text, then `{name, description, uri,
+    ///   files: [{path, uri, mimeType, size, digest}]}` for every file, `SKILL.md` included.
+    /// - `read_skill_file(name, path)`: the file (text as text, other files as an embedded
+    ///   base64 blob resource), then `{name, path, uri, mimeType, size, digest}`.
+    ///
+    /// The JSON part is also the result's `structuredContent`. Bytes and digests are the
+    /// catalog's, as on every other route.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use rmcp::model::CallToolRequestParams;
+    /// use skillpub_core::{Catalog, Skill};
+    /// use skillpub_mcp::{McpSkills, READ_SKILL_FILE_TOOL};
+    ///
+    /// let catalog = Catalog::new([Skill::from_static(
+    ///     "---\nname: refunds\ndescription: Process refunds per policy.\n---\nSteps.\n",
+    /// )])?;
+    /// let skills = McpSkills::builder(catalog).tools(true).build()?;
+    /// let arguments = serde_json::json!({"name": "refunds", "path": "../../etc/passwd"});
+    /// let call = CallToolRequestParams::new(READ_SKILL_FILE_TOOL)
+    ///     .with_arguments(arguments.as_object().unwrap().clone());
+    /// let refused = skills.call_tool(&call).unwrap();
+    /// assert_eq!(refused.is_error, Some(true));
+    /// assert!(skills.call_tool(&CallToolRequestParams::new("other_tool")).is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn call_tool(&self, request: &CallToolRequestParams) -> Option<CallToolResult> {
+        self.0.tools.call(request, &self.0.files)
     }
 
     /// Which lists a client sees differ from those of `before`: `skills/list` or
@@ -362,28 +300,9 @@ impl McpSkills {
         ]
     }
 
-    /// One page of `items` from `cursor` (an offset this server handed out).
-    pub(crate) fn page<T: Clone>(
-        &self,
-        items: &[T],
-        cursor: Option<&str>,
-    ) -> Result<(Vec<T>, Option<String>), ErrorData> {
-        let start = match cursor {
-            None => 0,
-            Some(cursor) => cursor
-                .parse::<usize>()
-                .ok()
-                .filter(|start| *start <= items.len())
-                .ok_or_else(|| {
-                    ErrorData::invalid_params(
-                        format!("the cursor `{cursor}` was not handed out by this server"),
-                        None,
-                    )
-                })?,
-        };
-        let end = (start + self.0.page_size).min(items.len());
-        let next = (end < items.len()).then(|| end.to_string());
-        Ok((items[start..end].to_vec(), next))
+    /// Prepares every answer of `catalog` with checked `options`.
+    pub(crate) fn prepare(options: &Options, catalog: &Catalog) -> Self {
+        Self(Arc::new(Prepared::new(options, catalog)))
     }
 }
 
@@ -410,18 +329,6 @@ fn not_served(message: String, uri: &str) -> ErrorData {
     ErrorData::invalid_params(message, Some(serde_json::json!({ "uri": uri })))
 }
 
-impl Default for Options {
-    fn default() -> Self {
-        Self {
-            prefix: String::new(),
-            page_size: DEFAULT_PAGE_SIZE,
-            ttl_ms: DEFAULT_TTL_MS,
-            cache_scope: CacheScope::Public,
-            surfaces: Surfaces::default(),
-        }
-    }
-}
-
 impl<C> McpSkillsBuilder<C> {
     /// The default options over `source`.
     pub(crate) fn from_source(source: C) -> Self {
@@ -438,13 +345,13 @@ impl<C> McpSkillsBuilder<C> {
         self
     }
 
-    /// Items per page (default [`DEFAULT_PAGE_SIZE`]).
+    /// Items per page (default [`DEFAULT_PAGE_SIZE`](crate::DEFAULT_PAGE_SIZE)).
     pub fn page_size(mut self, size: usize) -> Self {
         self.options.page_size = size;
         self
     }
 
-    /// `ttlMs` of every result (default [`DEFAULT_TTL_MS`]); sent to 2026-07-28 peers only.
+    /// `ttlMs` of every result (default [`DEFAULT_TTL_MS`](crate::DEFAULT_TTL_MS)); sent to 2026-07-28 peers only.
     pub fn ttl_ms(mut self, ttl_ms: u64) -> Self {
         self.options.ttl_ms = ttl_ms;
         self
@@ -569,145 +476,4 @@ impl McpSkillsBuilder {
         let (catalog, options) = self.checked_options()?;
         Ok(McpSkills::prepare(&options, &catalog))
     }
-}
-
-impl McpSkills {
-    /// Prepares every answer of `catalog` with checked `options`.
-    pub(crate) fn prepare(options: &Options, catalog: &Catalog) -> Self {
-        let root_of = |name: &str| root_uri(&options.prefix, name);
-        let surfaces = options.surfaces;
-        let mut prepared = Prepared {
-            skills: Vec::new(),
-            files: HashMap::new(),
-            listed: Vec::new(),
-            directories: BTreeMap::new(),
-            prefix: options.prefix.clone(),
-            page_size: options.page_size,
-            ttl_ms: options.ttl_ms,
-            cache_scope: options.cache_scope,
-            surfaces,
-            prompts: Prompts::default(),
-            tools: Tools::new(surfaces.tools),
-            instructions: String::new(),
-        };
-        for skill in catalog.skills() {
-            let served = serve(skill, &root_of(skill.name()));
-            if surfaces.prompts {
-                prepared.prompts.add(&served);
-            }
-            if surfaces.tools {
-                prepared.tools.add(&served);
-            }
-            add_skill(&mut prepared, served);
-        }
-        prepared.skills.sort_by(|a, b| a.uri.cmp(&b.uri));
-        prepared.listed.sort_by(|a, b| a.uri.cmp(&b.uri));
-        for children in prepared.directories.values_mut() {
-            children.sort_by(|a, b| a.uri.cmp(&b.uri));
-        }
-        prepared.prompts.sort();
-        prepared.tools.sort();
-        prepared.instructions = instructions::render(&prepared.skills, surfaces, &options.prefix);
-        McpSkills(Arc::new(prepared))
-    }
-}
-
-/// The URI of a skill's folder: `skill://[prefix/]name`.
-pub(crate) fn root_uri(prefix: &str, name: &str) -> String {
-    match prefix {
-        "" => format!("{SCHEME}{name}"),
-        prefix => format!("{SCHEME}{prefix}/{name}"),
-    }
-}
-
-/// Works out a skill's URIs, media types, digests and resource entries once, for every
-/// surface.
-fn serve<'a>(skill: &'a PublishedSkill, root: &str) -> ServedSkill<'a> {
-    let files = skill
-        .all_files()
-        .map(|file| {
-            let path = file.relative_path();
-            let uri = format!("{root}/{path}");
-            let artifact = file.artifact();
-            let size = artifact.len() as u64;
-            let mime_type = if path == SKILL_MD {
-                MARKDOWN
-            } else {
-                essence(artifact.media_type())
-            };
-            let resource = if path == SKILL_MD {
-                Resource::new(&uri, skill.name())
-                    .with_description(skill.frontmatter().description())
-            } else {
-                Resource::new(&uri, path.rsplit('/').next().unwrap_or(path))
-            }
-            .with_mime_type(mime_type)
-            .with_size(size);
-            ServedFile {
-                path,
-                uri,
-                mime_type,
-                digest: artifact.digest().to_string(),
-                size,
-                resource,
-                bytes: artifact.bytes(),
-            }
-        })
-        .collect();
-    ServedSkill {
-        skill,
-        root: root.to_owned(),
-        uri: format!("{root}/{SKILL_MD}"),
-        files,
-    }
-}
-
-/// Adds one skill: its entry, its files, its folders.
-fn add_skill(prepared: &mut Prepared, served: ServedSkill<'_>) {
-    let root = served.root.as_str();
-    let frontmatter = served.skill.frontmatter();
-    let mut extra = frontmatter.json().clone();
-    // `retain` keeps the authored order (`remove` would swap the last field into the gap).
-    extra.retain(|key, _| key != "name" && key != "description");
-    let mut entry_frontmatter =
-        SkillFrontmatter::new(frontmatter.name(), frontmatter.description());
-    entry_frontmatter.extra = extra;
-
-    let mut manifest = Vec::new();
-    prepared.directories.entry(root.to_owned()).or_default();
-    for file in &served.files {
-        manifest.push(SkillResource::new(&file.uri, &file.digest, file.size));
-        // Every folder on the way gets its children: sub-folders once, the file itself.
-        let mut parent = root.to_owned();
-        let segments: Vec<&str> = file.path.split('/').collect();
-        for folder in &segments[..segments.len() - 1] {
-            let child = format!("{parent}/{folder}");
-            let children = prepared.directories.entry(parent.clone()).or_default();
-            if !children.iter().any(|r| r.uri == child) {
-                children.push(Resource::new(&child, *folder).with_mime_type(DIRECTORY_MIME_TYPE));
-            }
-            prepared.directories.entry(child.clone()).or_default();
-            parent = child;
-        }
-        prepared
-            .directories
-            .entry(parent)
-            .or_default()
-            .push(file.resource.clone());
-        prepared.listed.push(file.resource.clone());
-        prepared.files.insert(
-            file.uri.clone(),
-            File {
-                bytes: file.bytes.clone(),
-                mime_type: file.mime_type,
-                digest: file.digest.clone(),
-            },
-        );
-    }
-    manifest.sort_by(|a, b| a.uri.cmp(&b.uri));
-    prepared.skills.push(Skill::new(
-        served.uri,
-        entry_frontmatter,
-        SkillResources::Files(manifest),
-    ));
 }

@@ -6,10 +6,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ContentBlock, JsonObject, ListToolsResult,
-    ResourceContents, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResult, ContentBlock, JsonObject, ResourceContents, Tool,
+    ToolAnnotations,
 };
 use serde_json::{Value, json};
 use skillpub_core::{
@@ -17,7 +16,9 @@ use skillpub_core::{
     spec::{MAX_NAME_LENGTH, PathProblem, validate_file_path, validate_name},
 };
 
-use crate::skills::{McpSkills, ServedSkill};
+use crate::options::Options;
+use crate::paging::page;
+use crate::served::{File, ServedSkill, root_uri};
 
 /// The name of the tool that lists the skills, page by page: names, descriptions and URIs.
 pub const LIST_SKILLS_TOOL: &str = "list_skills";
@@ -34,6 +35,12 @@ const SHOWN_CHARACTERS: usize = 100;
 /// The tools of a catalog, prepared once; empty when tools are off.
 #[derive(Debug, Default)]
 pub(crate) struct Tools {
+    /// Whether the tools are on.
+    on: bool,
+    /// The prefix of the skills' URIs.
+    prefix: String,
+    /// Items per page of `list_skills`.
+    page_size: usize,
     listed: Vec<Tool>,
     /// The answer of `load_skill`, by skill name.
     loaded: HashMap<String, CallToolResult>,
@@ -42,9 +49,13 @@ pub(crate) struct Tools {
 }
 
 impl Tools {
-    /// The tool definitions when `on`, none otherwise.
-    pub(crate) fn new(on: bool) -> Self {
+    /// The tool definitions when the options turn them on, none otherwise.
+    pub(crate) fn new(options: &Options) -> Self {
+        let on = options.surfaces.tools;
         Self {
+            on,
+            prefix: options.prefix.clone(),
+            page_size: options.page_size,
             listed: if on { definitions() } else { Vec::new() },
             ..Self::default()
         }
@@ -87,6 +98,11 @@ impl Tools {
     pub(crate) fn sort(&mut self) {
         self.summaries.sort_by(|a, b| a.0.cmp(&b.0));
     }
+
+    /// The tool definitions of `tools/list`.
+    pub(crate) fn listed(&self) -> &[Tool] {
+        &self.listed
+    }
 }
 
 /// A successful answer: `content`, then the structured content as JSON text (for hosts that
@@ -98,78 +114,22 @@ fn structured(mut content: Vec<ContentBlock>, value: Value) -> CallToolResult {
     result
 }
 
-impl McpSkills {
-    /// `tools/list`: `list_skills`, `load_skill` and `read_skill_file`, with their input and
-    /// output schemas, when [`tools`](crate::McpSkillsBuilder::tools) is on; none otherwise.
-    /// The result carries `ttlMs` and `cacheScope`.
-    ///
-    /// # Errors
-    ///
-    /// `-32602` for a cursor this server did not hand out.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use skillpub_mcp::McpSkills;
-    ///
-    /// let catalog = skillpub_core::Catalog::new(Vec::<skillpub_core::Skill>::new())?;
-    /// let skills = McpSkills::builder(catalog).tools(true).build()?;
-    /// let names: Vec<String> = skills.list_tools(None)?.tools.into_iter().map(|t| t.name.into()).collect();
-    /// assert_eq!(names, ["list_skills", "load_skill", "read_skill_file"]);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult, ErrorData> {
-        let (page, next) = self.page(&self.0.tools.listed, cursor)?;
-        let mut result = ListToolsResult::with_all_items(page)
-            .with_ttl_ms(self.0.ttl_ms)
-            .with_cache_scope(self.0.cache_scope);
-        result.next_cursor = next;
-        Ok(result)
-    }
-
-    /// `tools/call` of one of the skill tools, or `None` when the tool is not one of them (or
-    /// tools are off), so a handler with tools of its own can try those. Bad arguments, an
-    /// unknown skill and an unknown file are answered with a tool error (`isError: true`)
-    /// whose text names the input and says how to fix it, so the model can correct itself.
-    ///
-    /// - `list_skills(cursor?)`: one page of `{name, description, uri}`, with `nextCursor`.
-    /// - `load_skill(name)`: the exact `SKILL.md` as text, then `{name, description, uri,
-    ///   files: [{path, uri, mimeType, size, digest}]}` for every file, `SKILL.md` included.
-    /// - `read_skill_file(name, path)`: the file (text as text, other files as an embedded
-    ///   base64 blob resource), then `{name, path, uri, mimeType, size, digest}`.
-    ///
-    /// The JSON part is also the result's `structuredContent`. Bytes and digests are the
-    /// catalog's, as on every other route.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use rmcp::model::CallToolRequestParams;
-    /// use skillpub_core::{Catalog, Skill};
-    /// use skillpub_mcp::{McpSkills, READ_SKILL_FILE_TOOL};
-    ///
-    /// let catalog = Catalog::new([Skill::from_static(
-    ///     "---\nname: refunds\ndescription: Process refunds per policy.\n---\nSteps.\n",
-    /// )])?;
-    /// let skills = McpSkills::builder(catalog).tools(true).build()?;
-    /// let arguments = serde_json::json!({"name": "refunds", "path": "../../etc/passwd"});
-    /// let call = CallToolRequestParams::new(READ_SKILL_FILE_TOOL)
-    ///     .with_arguments(arguments.as_object().unwrap().clone());
-    /// let refused = skills.call_tool(&call).unwrap();
-    /// assert_eq!(refused.is_error, Some(true));
-    /// assert!(skills.call_tool(&CallToolRequestParams::new("other_tool")).is_none());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn call_tool(&self, request: &CallToolRequestParams) -> Option<CallToolResult> {
-        if !self.0.surfaces.tools {
+impl Tools {
+    /// `tools/call` of one of the skill tools, reading `files` (the catalog's, by URI); `None`
+    /// when the tool is not one of them or tools are off (see `McpSkills::call_tool`).
+    pub(crate) fn call(
+        &self,
+        request: &CallToolRequestParams,
+        files: &HashMap<String, File>,
+    ) -> Option<CallToolResult> {
+        if !self.on {
             return None;
         }
         let arguments = request.arguments.as_ref();
         let answer = match request.name.as_ref() {
             LIST_SKILLS_TOOL => self.list_skills_tool(arguments),
             LOAD_SKILL_TOOL => self.load_skill_tool(arguments),
-            READ_SKILL_FILE_TOOL => self.read_skill_file_tool(arguments),
+            READ_SKILL_FILE_TOOL => self.read_skill_file_tool(arguments, files),
             _ => return None,
         };
         Some(answer.unwrap_or_else(|error| {
@@ -184,10 +144,9 @@ impl McpSkills {
         let arguments = Arguments::new(LIST_SKILLS_TOOL, arguments, &["cursor"])?;
         let cursor = arguments.optional("cursor")?;
         let (page, next) =
-            self.page(&self.0.tools.summaries, cursor)
-                .map_err(|_| ToolError::Cursor {
-                    cursor: shown(cursor.unwrap_or_default()),
-                })?;
+            page(&self.summaries, cursor, self.page_size).map_err(|_| ToolError::Cursor {
+                cursor: shown(cursor.unwrap_or_default()),
+            })?;
         let skills: Vec<Value> = page.into_iter().map(|(_, summary)| summary).collect();
         let mut value = json!({ "skills": skills });
         if let Some(next) = next {
@@ -199,9 +158,7 @@ impl McpSkills {
     fn load_skill_tool(&self, arguments: Option<&JsonObject>) -> Result<CallToolResult, ToolError> {
         let arguments = Arguments::new(LOAD_SKILL_TOOL, arguments, &["name"])?;
         let name = skill_name(arguments.required("name")?)?;
-        self.0
-            .tools
-            .loaded
+        self.loaded
             .get(name)
             .cloned()
             .ok_or_else(|| ToolError::UnknownSkill {
@@ -212,6 +169,7 @@ impl McpSkills {
     fn read_skill_file_tool(
         &self,
         arguments: Option<&JsonObject>,
+        files: &HashMap<String, File>,
     ) -> Result<CallToolResult, ToolError> {
         let arguments = Arguments::new(READ_SKILL_FILE_TOOL, arguments, &["name", "path"])?;
         let name = skill_name(arguments.required("name")?)?;
@@ -222,20 +180,16 @@ impl McpSkills {
                 problem,
             })?;
         }
-        if !self.0.tools.loaded.contains_key(name) {
+        if !self.loaded.contains_key(name) {
             return Err(ToolError::UnknownSkill {
                 name: name.to_owned(),
             });
         }
-        let uri = self.uri_of(name, path);
-        let file = self
-            .0
-            .files
-            .get(&uri)
-            .ok_or_else(|| ToolError::UnknownFile {
-                name: name.to_owned(),
-                path: path.to_owned(),
-            })?;
+        let uri = format!("{}/{path}", root_uri(&self.prefix, name));
+        let file = files.get(&uri).ok_or_else(|| ToolError::UnknownFile {
+            name: name.to_owned(),
+            path: path.to_owned(),
+        })?;
         let content = match file.contents(&uri) {
             ResourceContents::TextResourceContents { text, .. } => ContentBlock::text(text),
             blob => ContentBlock::resource(blob),

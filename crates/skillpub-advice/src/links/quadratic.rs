@@ -1,17 +1,17 @@
 //! The reading of references as it was before issue 18, in quadratic time, kept as the
 //! oracle of the properties that the linear reading finds the same references on the same
 //! lines: the text before each path in code copied and searched whole, code spans paired by
-//! searching the rest of the line, folders copied out of every path.
+//! searching the rest of the line, folders copied out of every path; and the interpreter
+//! before a script searched for in the whole text before it.
 
 use std::collections::BTreeSet;
 use std::ops::Range;
 
 use proptest::prelude::*;
 
-use super::super::clock::Clock;
-use super::super::markdown::code_spans;
 use super::super::tests::input_with_files;
 use super::*;
+use crate::files::Files;
 
 /// The code spans of a line, each run of backticks closed by searching the rest of the line.
 fn code_spans_by_search(line: &str) -> Vec<(usize, Range<usize>)> {
@@ -85,34 +85,34 @@ impl CopiedFolders {
 }
 
 /// [`is_skill_path`] on the text before the path, copied whole.
-fn is_skill_path_of(token: &str, before: &str, files: &Files) -> bool {
+fn is_skill_path_of(token: &str, before: &str, input: &Input<'_>) -> bool {
     let context = Before {
         text: before,
         example_before: false,
         window: 0,
     };
-    is_skill_path(token, &context, files)
+    is_skill_path(token, &context, input)
 }
 
 /// The references in code spans and fenced code, as (kind, target, line), with the text
 /// before each path copied whole.
 fn code_references_by_copying(input: &Input<'_>) -> Vec<(Kind, String, u64)> {
-    let body = &input.body;
+    let (body, clock) = (&input.body, &Clock::unlimited());
     let prose = body.prose();
     let mut found = Vec::new();
     let mut line_start = 0;
     for line in prose.split('\n') {
         for (start, content) in code_spans_by_search(line) {
-            for word in WORD.find_iter(&line[content.clone()]) {
+            for word in clock.find_iter(&WORD, &line[content.clone()]) {
                 let part = word
                     .as_str()
                     .trim_matches(['\'', '"', ',', ';', ':', '(', ')']);
-                if !part.contains('/') || LINE_NUMBER.is_match(part) {
+                if !part.contains('/') || clock.is_match(&LINE_NUMBER, part) {
                     continue;
                 }
                 let at = content.start + word.start();
                 let before = format!("{}{}", &line[..start], &line[content.start..at]);
-                if is_skill_path_of(part, &before, &input.files) {
+                if is_skill_path_of(part, &before, input) {
                     found.push((
                         Kind::CodeSpan,
                         part.to_owned(),
@@ -124,16 +124,15 @@ fn code_references_by_copying(input: &Input<'_>) -> Vec<(Kind, String, u64)> {
         line_start += line.len() + 1;
     }
     for (number, line) in body
-        .code_lines(&Clock::unlimited())
+        .code_lines(clock)
         .filter(|(_, line)| line.contains('/'))
     {
-        for token in PATH_TOKEN.captures_iter(line) {
+        for token in clock.captures_iter(&PATH_TOKEN, line) {
             let Some(path) = token.get(1) else { continue };
             let after = &line[path.end()..];
             let cites_a_line =
                 after.starts_with(':') && after[1..].starts_with(|c: char| c.is_ascii_digit());
-            if !cites_a_line && is_skill_path_of(path.as_str(), &line[..path.start()], &input.files)
-            {
+            if !cites_a_line && is_skill_path_of(path.as_str(), &line[..path.start()], input) {
                 found.push((Kind::CodeBlock, path.as_str().to_owned(), number));
             }
         }
@@ -210,6 +209,100 @@ fn path(segments: std::ops::Range<usize>) -> impl Strategy<Value = String> {
         Just(""),
     ];
     proptest::collection::vec(segment, segments).prop_map(|segments| segments.join("/"))
+}
+
+/// Text shaped as what [`INTERPRETER`] reads: a few words, a character that may stand before
+/// an interpreter (or one that glues to it), an interpreter, options, white space of one to
+/// three bytes, and quotes; each part but the interpreter may be missing or doubled.
+fn command_text() -> impl Strategy<Value = String> {
+    let interpreter = prop_oneof![
+        Just("python"),
+        Just("python3"),
+        Just("py"),
+        Just("bash"),
+        Just("sh"),
+        Just("zsh"),
+        Just("node"),
+        Just("deno run"),
+        Just("bun"),
+        Just("bun run"),
+        Just("tsx"),
+        Just("npx tsx"),
+        Just("ts-node"),
+        Just("uv run"),
+        Just("uv"),
+        Just("ruby"),
+        Just("perl"),
+        Just("pwsh"),
+        Just("powershell"),
+        Just("powershell -File"),
+        Just("Rscript"),
+        Just("source"),
+        Just("."),
+    ];
+    let before = prop_oneof![
+        Just(""),
+        Just(" "),
+        Just("\u{85}"),
+        Just("\u{3000}"),
+        Just(";"),
+        Just("&"),
+        Just("|"),
+        Just("("),
+        Just("`"),
+        Just("$"),
+        Just("x"),
+        Just("é"),
+        Just("-"),
+    ];
+    let option = prop_oneof![
+        Just(" --x"),
+        Just(" --"),
+        Just("--y"),
+        Just("  --x"),
+        Just("\t--x"),
+        Just(" --é"),
+    ];
+    let space = prop_oneof![
+        3 => prop_oneof![Just(" "), Just("\t"), Just("\u{85}"), Just("\u{3000}")],
+        1 => Just("x"),
+    ];
+    let quote = prop_oneof![Just(""), Just("'"), Just("\""), Just("''")];
+    let word = prop_oneof![
+        Just("x"),
+        Just(" "),
+        Just("é"),
+        Just("uv run --x "),
+        Just("python")
+    ];
+    (
+        proptest::collection::vec(word, 0..2).prop_map(|words| words.concat()),
+        before,
+        interpreter,
+        proptest::collection::vec(option, 0..8),
+        proptest::collection::vec(space, 0..3),
+        quote,
+    )
+        .prop_map(|(text, before, interpreter, options, spaces, quote)| {
+            format!(
+                "{text}{before}{interpreter}{}{}{quote}",
+                options.concat(),
+                spaces.concat()
+            )
+        })
+}
+
+proptest! {
+    // The shapes that need the whole window (a long interpreter at the start of the text or
+    // after white space of three bytes) are a few in a thousand.
+    #![proptest_config(skillpub_testkit::property_config(2048))]
+
+    #[test]
+    fn the_interpreter_window_finds_what_the_whole_text_does(text in command_text()) {
+        let before = Before { text: &text, example_before: false, window: 0 };
+        let whole = Clock::unlimited().is_match(&INTERPRETER, &text);
+        prop_assert_eq!(before.ends_in_interpreter(&Clock::unlimited()), whole);
+    }
 }
 
 proptest! {

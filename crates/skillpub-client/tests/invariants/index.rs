@@ -1,7 +1,8 @@
 //! What holds for every index the client parses.
 
 use serde_json::Value;
-use skillpub_client::{Index, Version};
+use skillpub_client::Index;
+use skillpub_client::index::Version;
 use skillpub_core::spec::{MAX_DESCRIPTION_LENGTH, validate_name};
 
 /// Every entry kept is valid, every URL is http or https, every 0.1.0 file stays inside its

@@ -3,15 +3,16 @@
 use std::collections::HashSet;
 
 pub(crate) use skillpub_client::Limits;
-use skillpub_client::{Format, UnpackError, Unpacked};
+use skillpub_client::unpack::{UnpackError, Unpacked};
+use skillpub_core::index::ArchiveFormat;
 
 /// Unpacks within the archive limits of `limits`, with no deadline.
 pub(crate) fn unpack(
-    format: Format,
+    format: ArchiveFormat,
     bytes: &[u8],
     limits: &Limits,
 ) -> Result<Unpacked, UnpackError> {
-    skillpub_client::unpack(format, bytes, limits, None)
+    skillpub_client::unpack::unpack(format, bytes, limits, None)
 }
 
 /// At most `max_files` files and `max_unpacked` bytes, a `SKILL.md` at the root, and every
@@ -36,7 +37,7 @@ pub(crate) fn assert_unpacked_is_sound(unpacked: &Unpacked, limits: &Limits) {
         let path = &file.path;
         assert!(seen.insert(path.as_str()), "`{path}` twice");
         assert!(
-            path.len() <= skillpub_client::MAX_PATH_LENGTH,
+            path.len() <= skillpub_client::unpack::MAX_PATH_LENGTH,
             "`{path}` is longer than the limit"
         );
         assert!(

@@ -10,7 +10,7 @@ use crate::digest::Digest;
 use crate::error::{Error, ErrorKind, Errors};
 use crate::index::{ArchiveFormat, UrlStyle};
 use crate::parallel;
-use crate::paths::{INDEX_PATH, SKILL_MD, base_path};
+use crate::paths::{BasePath, INDEX_PATH, SKILL_MD};
 use crate::skill::Skill;
 use crate::skill_files;
 use crate::skill_md::{Label, NO_FOLDER, SkillMd, SkillMdParser};
@@ -189,9 +189,11 @@ impl CatalogBuilder {
     /// the router serves ([`Artifact::path`](crate::catalog::Artifact::path)) do not change
     /// either, because `nest` strips the prefix before the router sees a request.
     ///
-    /// The prefix is checked by [`build`](Self::build): it starts with `/`, does not end with
-    /// one, and its segments are not empty, `.` or `..` and hold only ASCII letters, digits,
-    /// `-`, `.`, `_` and `~` (no `%`-encoding).
+    /// The prefix is checked once, by [`build`](Self::build), with the rule of
+    /// [`BasePath`](crate::paths::BasePath): it starts with `/`, does not end with one, and its
+    /// segments are not empty, `.` or `..` and hold only ASCII letters, digits, `-`, `.`, `_`
+    /// and `~` (no `%`-encoding). The catalog's [`base_path`](Catalog::base_path) is then the
+    /// checked value, for the `Link` layer.
     ///
     /// # Example
     ///
@@ -257,7 +259,8 @@ impl CatalogBuilder {
     /// Every problem of every skill, in the order the skills were added, then every name used
     /// twice.
     pub fn build(&self) -> Result<Catalog, Errors> {
-        let skills = self.publish_all(self.checked()?)?;
+        let (base_path, checked) = self.checked()?;
+        let skills = self.publish_all(checked)?;
         let index = self.index(&skills);
         let extra = self.extra(&skills);
         Ok(Catalog(Arc::new(Inner {
@@ -266,8 +269,8 @@ impl CatalogBuilder {
             extra,
             #[cfg(feature = "fs")]
             skipped: self.skipped.clone(),
-            base_path: self.base_path.clone(),
-            index_url: self.url_style.link_to(&self.base_path, INDEX_PATH),
+            index_url: self.url_style.link_to(base_path.as_str(), INDEX_PATH),
+            base_path,
         })))
     }
 
@@ -293,10 +296,19 @@ impl CatalogBuilder {
         self.checked().map(drop)
     }
 
-    /// Every rule, in order: the options, each skill, then names across skills. The skills
-    /// come back sorted by name.
-    fn checked(&self) -> Result<Vec<Checked<'_>>, Errors> {
-        let mut errors = self.option_problems();
+    /// Every rule, in order: the options, each skill, then names across skills. The base
+    /// path and the skills come back checked, the skills sorted by name.
+    fn checked(&self) -> Result<(BasePath, Vec<Checked<'_>>), Errors> {
+        let (base_path, mut errors) = match BasePath::new(self.base_path.as_str()) {
+            Ok(base_path) => (base_path, Vec::new()),
+            Err(invalid) => {
+                let kind = ErrorKind::BasePath {
+                    base_path: invalid.path().to_owned(),
+                    problem: invalid.problem().clone(),
+                };
+                (BasePath::default(), vec![Error::option("base_path", kind)])
+            }
+        };
         let mut skills = Vec::with_capacity(self.skills.len());
         let threads = self.threads_for(self.skills.iter().map(check_work).sum());
         let each = parallel::map(
@@ -313,21 +325,10 @@ impl CatalogBuilder {
         skills.sort_by(|a, b| a.skill_md.name().cmp(b.skill_md.name()));
         errors.extend(duplicate_names(&skills));
         if errors.is_empty() {
-            Ok(skills)
+            Ok((base_path, skills))
         } else {
             Err(Errors::new(errors))
         }
-    }
-
-    fn option_problems(&self) -> Vec<Error> {
-        let problem = base_path::validate_base_path(&self.base_path).err();
-        problem
-            .into_iter()
-            .map(|problem| {
-                let base_path = self.base_path.clone();
-                Error::option("base_path", ErrorKind::BasePath { base_path, problem })
-            })
-            .collect()
     }
 
     /// How many threads to use for this much work (in bytes to hash, see [`check_work`] here

@@ -9,7 +9,9 @@ use bytes::Bytes;
 use crate::digest::Digest;
 use crate::frontmatter::Frontmatter;
 use crate::index::{ArchiveFormat, ArtifactKind};
-use crate::paths::{self, AddressedPath, LEGACY_INDEX_PATH, SKILL_MD, TAR_GZ_SUFFIX, ZIP_SUFFIX};
+use crate::paths::{
+    self, AddressedPath, BasePath, LEGACY_INDEX_PATH, SKILL_MD, TAR_GZ_SUFFIX, ZIP_SUFFIX,
+};
 #[cfg(feature = "fs")]
 use crate::skipped::Skipped;
 
@@ -301,7 +303,7 @@ pub(super) struct Inner {
     /// What the folder walk left out, for a catalog read from disk.
     #[cfg(feature = "fs")]
     pub(super) skipped: Vec<Skipped>,
-    pub(super) base_path: String,
+    pub(super) base_path: BasePath,
     pub(super) index_url: String,
 }
 
@@ -415,9 +417,11 @@ impl Catalog {
     }
 
     /// The public path prefix the router is mounted under, as given to
-    /// [`CatalogBuilder::base_path`](crate::CatalogBuilder::base_path); empty for the site root.
+    /// [`CatalogBuilder::base_path`](crate::CatalogBuilder::base_path) and checked when the
+    /// catalog was built; empty for the site root. Give it to skillpub-axum's `Link` layer as
+    /// it is (`AgentSkillsLinkLayer::base_path`).
     #[must_use]
-    pub fn base_path(&self) -> &str {
+    pub fn base_path(&self) -> &BasePath {
         &self.0.base_path
     }
 

@@ -1,16 +1,59 @@
 //! Opening a folder's entries with the standard library alone, where the walk has no
 //! descriptor-relative calls (every platform but Unix). A link is never followed when it is
 //! seen, and what is read is judged on the open file (a regular file, its size), never on
-//! its name; but a folder is held by its path and a file is opened by path after it was
-//! looked at, so a link swapped in between the look and the open is followed. The crate
+//! its name. On Windows a file is opened as the reparse point it may have become since it was
+//! looked at (`FILE_FLAG_OPEN_REPARSE_POINT`), so a link swapped in is read as a link, not
+//! followed; elsewhere it is opened by path, and such a link is followed. Everywhere a folder
+//! is held by its path, so a link swapped in for a folder on the way is followed. The crate
 //! docs say so (see [Reading a folder](crate#reading-a-folder)).
 
 use std::ffi::{OsStr, OsString};
-use std::fs::{self, File};
+use std::fs::{self, File, Metadata};
 use std::io;
 use std::path::{Path, PathBuf};
 
 use super::entry::{Listed, Node, Seen};
+
+/// `FILE_FLAG_OPEN_REPARSE_POINT` of `CreateFileW`: a reparse point (a symbolic link, a
+/// junction, a file kept by a filter such as OneDrive's) is opened itself, not followed.
+#[cfg(windows)]
+const FILE_FLAG_OPEN_REPARSE_POINT: u32 = 0x0020_0000;
+
+/// `FILE_ATTRIBUTE_REPARSE_POINT`: the file opened is a reparse point.
+#[cfg(windows)]
+const FILE_ATTRIBUTE_REPARSE_POINT: u32 = 0x0400;
+
+/// Opens the file at `path` to read it, as the reparse point it may be, never what one
+/// leads to.
+#[cfg(windows)]
+fn open_file(path: &Path) -> io::Result<File> {
+    use std::os::windows::fs::OpenOptionsExt;
+    fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT)
+        .open(path)
+}
+
+/// Opens the file at `path` to read it; a link in its place is followed.
+#[cfg(not(windows))]
+fn open_file(path: &Path) -> io::Result<File> {
+    File::open(path)
+}
+
+/// Whether the file opened is a reparse point: a link or a junction swapped in after the
+/// look, or a file whose bytes a filter provides (OneDrive's files on demand, Data
+/// Deduplication), which a read without the filter would get wrong.
+#[cfg(windows)]
+fn is_reparse_point(meta: &Metadata) -> bool {
+    use std::os::windows::fs::MetadataExt;
+    meta.file_attributes() & FILE_ATTRIBUTE_REPARSE_POINT != 0
+}
+
+/// No file is a reparse point outside Windows.
+#[cfg(not(windows))]
+fn is_reparse_point(_: &Metadata) -> bool {
+    false
+}
 
 /// A folder, by its path.
 #[derive(Debug)]
@@ -27,10 +70,11 @@ impl Dir {
         }
     }
 
-    /// The entries, as the listing describes them.
-    pub(super) fn list(&mut self) -> io::Result<Vec<(OsString, Listed)>> {
-        let mut entries = Vec::new();
-        for entry in fs::read_dir(&self.0)? {
+    /// The entries, as the listing describes them, read as they are taken.
+    pub(super) fn entries(
+        &mut self,
+    ) -> io::Result<impl Iterator<Item = io::Result<(OsString, Listed)>> + '_> {
+        Ok(fs::read_dir(&self.0)?.map(|entry| {
             let entry = entry?;
             let listed = match entry.file_type() {
                 Ok(kind) if kind.is_dir() => Listed::Folder,
@@ -39,9 +83,8 @@ impl Dir {
                 Ok(_) => Listed::Special,
                 Err(_) => Listed::Unknown,
             };
-            entries.push((entry.file_name(), listed));
-        }
-        Ok(entries)
+            Ok((entry.file_name(), listed))
+        }))
     }
 
     /// What the entry `name` is, without following it or opening it.
@@ -80,14 +123,23 @@ impl Dir {
         if !kind.is_file() {
             return Ok(Node::Special);
         }
-        let file = File::open(&path)?;
-        let meta = file.metadata()?;
-        Ok(if meta.is_file() {
-            Node::File(file, meta)
-        } else {
-            Node::Special
-        })
+        opened(&path, open_file(&path)?)
     }
+}
+
+/// What the file opened at `path` is, judged on the open file: a regular file; a link or a
+/// junction opened as itself (swapped in after the look), read as a link, as one seen by
+/// the look is; anything else, other reparse points included, special.
+fn opened(path: &Path, file: File) -> io::Result<Node<Dir>> {
+    let meta = file.metadata()?;
+    if meta.file_type().is_symlink() {
+        return Ok(Node::Link(fs::read_link(path)?));
+    }
+    Ok(if meta.is_file() && !is_reparse_point(&meta) {
+        Node::File(file, meta)
+    } else {
+        Node::Special
+    })
 }
 
 #[cfg(all(test, unix))]
@@ -108,7 +160,8 @@ mod tests {
         fs::write(dir.join("file.md"), "x").unwrap();
         std::os::unix::fs::symlink("/etc/passwd", dir.join("link.md")).unwrap();
         let mut open = Dir::open(&dir).unwrap();
-        let mut listed = open.list().unwrap();
+        let mut listed: Vec<(OsString, Listed)> =
+            open.entries().unwrap().map(Result::unwrap).collect();
         listed.sort_by(|a, b| a.0.cmp(&b.0));
         let names: Vec<(&str, Listed)> = listed
             .iter()
@@ -152,6 +205,22 @@ mod tests {
     }
 
     #[test]
+    fn what_is_read_is_judged_on_the_file_opened() {
+        let dir = scratch("opened");
+        fs::write(dir.join("file.md"), "x").unwrap();
+        let file = dir.join("file.md");
+        assert!(
+            matches!(opened(&file, open_file(&file).unwrap()), Ok(Node::File(_, meta)) if meta.len() == 1)
+        );
+        let folder = dir.join("folder");
+        assert!(matches!(
+            opened(&folder, File::open(&folder).unwrap()),
+            Ok(Node::Special)
+        ));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn a_fifo_is_special_and_never_opened() {
         let dir = scratch("fifo");
         let status = std::process::Command::new("mkfifo")
@@ -164,6 +233,45 @@ mod tests {
             open.open_entry("pipe".as_ref()),
             Ok(Node::Special)
         ));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[cfg(all(test, windows))]
+mod windows_tests {
+    use super::*;
+
+    #[test]
+    fn a_link_swapped_in_after_the_look_is_opened_as_a_link_not_followed() {
+        let dir =
+            std::env::temp_dir().join(format!("skillpub-portable-swap-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let (file, secret) = (dir.join("file.md"), dir.join("secret.md"));
+        fs::write(&secret, "SECRET").unwrap();
+        fs::write(&file, "x").unwrap();
+        let open = Dir::open(&dir).unwrap();
+        assert!(matches!(
+            open.look("file.md".as_ref()),
+            Ok(Seen::File { len: 1 })
+        ));
+        // The swap, between the look and the open.
+        fs::remove_file(&file).unwrap();
+        if let Err(error) = std::os::windows::fs::symlink_file(&secret, &file) {
+            // Making a symbolic link takes developer mode or an administrator.
+            let missing = format!("no symbolic link can be made here ({error})");
+            skillpub_testkit::skip_or_fail(
+                "a_link_swapped_in_after_the_look_is_opened_as_a_link_not_followed",
+                &missing,
+            );
+            fs::remove_dir_all(&dir).unwrap();
+            return;
+        }
+        let node = opened(&file, open_file(&file).unwrap()).unwrap();
+        assert!(
+            matches!(&node, Node::Link(target) if *target == secret),
+            "{node:?}"
+        );
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -41,7 +41,7 @@ impl Skill {
         let root = self.path("pdf");
         let mut walk = SkillsFolder::default();
         let mut dir = Dir::open(&root).unwrap();
-        let listing = dir.list();
+        let listing = list(&mut dir, None);
         let walked = walk.walk(&root, dir, listing).unwrap();
         swap();
         walk.read_walked(walked);
@@ -179,4 +179,63 @@ fn a_file_is_read_into_a_buffer_of_its_size_with_no_spare_capacity() {
     let bytes = vec![b'x'; 9_000];
     let read = read_bounded(&bytes[..], 9_000, MAX_BYTES_PER_SKILL + 1).unwrap();
     assert_eq!((read.len(), read.capacity()), (9_000, 9_000));
+}
+
+/// A scratch folder holding the skill `pdf` with `files` more files, spread over `folders`
+/// (the skill's own folder when empty), and how many entries the walk read from listings,
+/// and what it found.
+fn walk_counting(name: &str, folders: &[&str], files: usize) -> (usize, Vec<ErrorKind>) {
+    let dir = std::env::temp_dir().join(format!("skillpub-limit-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    let skill = dir.join("pdf");
+    fs::create_dir_all(&skill).unwrap();
+    fs::write(
+        skill.join(SKILL_MD),
+        "---\nname: pdf\ndescription: Reads PDFs.\n---\n",
+    )
+    .unwrap();
+    let folders: Vec<PathBuf> = if folders.is_empty() {
+        vec![skill.clone()]
+    } else {
+        folders.iter().map(|folder| skill.join(folder)).collect()
+    };
+    for (at, folder) in (0..files).zip(folders.iter().cycle()) {
+        fs::create_dir_all(folder).unwrap();
+        fs::write(folder.join(format!("{at}.txt")), "x").unwrap();
+    }
+    ENTRIES_READ.with(|read| read.set(0));
+    let walk = SkillsFolder::read(&skill);
+    let read = ENTRIES_READ.with(std::cell::Cell::get);
+    fs::remove_dir_all(&dir).unwrap();
+    let kinds = walk.errors.iter().map(|e| e.kind().clone()).collect();
+    (read, kinds)
+}
+
+const OVER: ErrorKind = ErrorKind::TooManyFiles {
+    count: MAX_FILES_PER_SKILL + 1,
+    limit: MAX_FILES_PER_SKILL,
+};
+
+#[test]
+fn the_walk_stops_one_file_past_the_limit() {
+    // SKILL.md and exactly the limit: refused, after reading every entry.
+    let (read, kinds) = walk_counting("one-more", &[], MAX_FILES_PER_SKILL);
+    assert_eq!(kinds, [OVER]);
+    assert_eq!(read, MAX_FILES_PER_SKILL + 1);
+    // Four times the limit in the skill's folder: the listing stops one file past it.
+    let (read, kinds) = walk_counting("flat", &[], 4 * MAX_FILES_PER_SKILL);
+    assert_eq!(kinds, [OVER]);
+    assert_eq!(read, MAX_FILES_PER_SKILL + 1);
+    // In two folders: the root's three entries, then the one folder listed stops at the
+    // limit with SKILL.md; the other is never listed.
+    let (read, kinds) = walk_counting("nested", &["a", "b"], 4 * MAX_FILES_PER_SKILL);
+    assert_eq!(kinds, [OVER]);
+    assert_eq!(read, 3 + MAX_FILES_PER_SKILL);
+}
+
+#[test]
+fn a_skill_at_the_limit_is_read_whole() {
+    let (read, kinds) = walk_counting("at-limit", &["a", "b"], MAX_FILES_PER_SKILL - 1);
+    assert_eq!(kinds, []);
+    assert_eq!(read, 3 + MAX_FILES_PER_SKILL - 1);
 }

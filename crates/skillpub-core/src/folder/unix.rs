@@ -28,7 +28,7 @@ const ENTRY: OFlags = OFlags::RDONLY
 const FOLDER: OFlags = ENTRY.union(OFlags::DIRECTORY);
 
 /// An open folder, whose descriptor also reads its listing (once: the walk lists a folder
-/// once).
+/// once, and may stop before its end).
 #[derive(Debug)]
 pub(super) struct Dir(rustix::fs::Dir);
 
@@ -49,13 +49,21 @@ impl Dir {
         Self::new(rustix::fs::open(path, flags, Mode::empty())?)
     }
 
-    /// The entries, as the listing describes them, without `.` and `..`.
-    pub(super) fn list(&mut self) -> io::Result<Vec<(OsString, Listed)>> {
-        let mut entries = Vec::new();
-        while let Some(entry) = self.0.read() {
-            let entry = entry?;
-            let name = entry.file_name().to_bytes();
-            if name != b"." && name != b".." {
+    /// The entries, as the listing describes them, without `.` and `..`, read from the
+    /// descriptor as they are taken.
+    pub(super) fn entries(
+        &mut self,
+    ) -> io::Result<impl Iterator<Item = io::Result<(OsString, Listed)>> + '_> {
+        Ok(std::iter::from_fn(move || {
+            loop {
+                let entry = match self.0.read()? {
+                    Ok(entry) => entry,
+                    Err(error) => return Some(Err(error.into())),
+                };
+                let name = entry.file_name().to_bytes();
+                if name == b"." || name == b".." {
+                    continue;
+                }
                 let listed = match entry.file_type() {
                     FileType::Directory => Listed::Folder,
                     FileType::RegularFile => Listed::File,
@@ -66,10 +74,9 @@ impl Dir {
                     | FileType::CharacterDevice
                     | FileType::BlockDevice => Listed::Special,
                 };
-                entries.push((OsString::from_vec(name.to_vec()), listed));
+                return Some(Ok((OsString::from_vec(name.to_vec()), listed)));
             }
-        }
-        Ok(entries)
+        }))
     }
 
     /// What the entry `name` of this folder is, by `fstatat` without following it: nothing is

@@ -4,6 +4,14 @@
 //! The prefix goes into every URL the catalog writes for clients (the index entries, the API
 //! catalog, [`Catalog::index_url`](crate::Catalog::index_url)), never into the paths the
 //! router serves: `nest` strips it before the router sees a request.
+//!
+//! It is checked once, where it is given: [`BasePath::new`] (or the catalog's build, for
+//! [`CatalogBuilder::base_path`](crate::CatalogBuilder::base_path)) applies the rule, and
+//! whatever takes a [`BasePath`] afterwards (the catalog's URLs, skillpub-axum's `Link` layer)
+//! uses it as it is.
+
+use std::fmt;
+use std::str::FromStr;
 
 /// Why a base path cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -42,12 +50,107 @@ pub enum BasePathProblem {
     },
 }
 
+/// A base path that follows the rule of [`validate_base_path`]: empty for the site root, or
+/// `/` and segments of ASCII letters, digits, `-`, `.`, `_` and `~`. Made once, where the path
+/// is given; [`Catalog::base_path`](crate::Catalog::base_path) is one, checked when the
+/// catalog was built.
+///
+/// # Example
+///
+/// ```
+/// use skillpub_core::paths::{BasePath, BasePathProblem};
+///
+/// let tenant = BasePath::new("/tenant")?;
+/// assert_eq!(tenant.as_str(), "/tenant");
+/// assert_eq!(BasePath::default(), "");
+///
+/// let error = BasePath::new("/tenant/").unwrap_err();
+/// assert_eq!(error.path(), "/tenant/");
+/// assert_eq!(error.problem(), &BasePathProblem::TrailingSlash);
+/// assert!(error.to_string().starts_with("the base path `/tenant/` ends with `/`"));
+/// # Ok::<(), skillpub_core::paths::InvalidBasePath>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct BasePath(String);
+
+impl BasePath {
+    /// The base path `path`, once it follows the rule.
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidBasePath`], with the path and the first rule it breaks.
+    pub fn new(path: impl Into<String>) -> Result<Self, InvalidBasePath> {
+        let path = path.into();
+        match validate_base_path(&path) {
+            Ok(()) => Ok(Self(path)),
+            Err(problem) => Err(InvalidBasePath { path, problem }),
+        }
+    }
+
+    /// The path, such as `/tenant`; empty for the site root.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The same as [`BasePath::new`].
+impl FromStr for BasePath {
+    type Err = InvalidBasePath;
+
+    fn from_str(path: &str) -> Result<Self, Self::Err> {
+        Self::new(path)
+    }
+}
+
+/// The path.
+impl fmt::Display for BasePath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl PartialEq<str> for BasePath {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for BasePath {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+/// A base path that breaks the rule: the path as given, and the first rule it breaks. The
+/// message is the one of the catalog's problem `base-path.invalid`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the base path `{path}` {problem}")]
+pub struct InvalidBasePath {
+    path: String,
+    problem: BasePathProblem,
+}
+
+impl InvalidBasePath {
+    /// The path as given.
+    #[must_use]
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The rule it breaks.
+    #[must_use]
+    pub fn problem(&self) -> &BasePathProblem {
+        &self.problem
+    }
+}
+
 /// Checks a base path: empty (the site root), or `/` followed by segments of ASCII letters,
 /// digits, `-`, `.`, `_` and `~` (RFC 3986's unreserved characters), separated by single `/`,
 /// none of them `.` or `..`, and no `/` at the end.
 ///
-/// [`CatalogBuilder::base_path`](crate::CatalogBuilder::base_path) applies it, and so does
-/// every other place that takes the path a router is nested under.
+/// [`BasePath::new`] applies it, and so does the build of a catalog given a
+/// [`CatalogBuilder::base_path`](crate::CatalogBuilder::base_path).
 ///
 /// # Example
 ///

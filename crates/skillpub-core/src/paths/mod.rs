@@ -30,7 +30,7 @@ mod addressed;
 pub(crate) mod base_path;
 
 pub use addressed::{ADDRESS_PREFIX, AddressedPath, address_segment, addressed_path};
-pub use base_path::{BasePathProblem, validate_base_path};
+pub use base_path::{BasePath, BasePathProblem, InvalidBasePath, validate_base_path};
 
 /// The folder every artifact is published under.
 pub const WELL_KNOWN_PATH: &str = "/.well-known/agent-skills/";

@@ -1,6 +1,7 @@
 //! The rules every skill is held to, as values and checks: the limits and allowed fields of
 //! the Agent Skills specification and SEP-2640, the bounds on frontmatter YAML, the name rule
-//! of the discovery draft and the rule of supporting file paths.
+//! of the discovery draft and the rule of supporting file paths; and the [`Severity`] of a
+//! finding, by the force of the rule it is about.
 //!
 //! The catalog applies them all (see the [crate docs' rules](crate#rules)); they are public so
 //! that a client holds a fetched skill to the same values, and a tool checks a name or a path
@@ -20,6 +21,7 @@
 pub(crate) mod limits;
 pub(crate) mod name;
 pub(crate) mod path;
+pub(crate) mod severity;
 
 pub use limits::{
     ALLOWED_FIELDS, MAX_BYTES_PER_SKILL, MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH,
@@ -27,3 +29,4 @@ pub use limits::{
 };
 pub use name::validate_name;
 pub use path::{PathProblem, validate_file_path};
+pub use severity::Severity;

@@ -2,7 +2,9 @@
 //! do not.
 
 use crate::{
-    Catalog, CatalogBuilder, ErrorKind, Skill, SkillFile, index::UrlStyle, paths::BasePathProblem,
+    Catalog, CatalogBuilder, ErrorKind, Skill, SkillFile,
+    index::UrlStyle,
+    paths::{BasePath, BasePathProblem},
 };
 
 const PDF: &str = "---\nname: pdf\ndescription: Reads PDF files.\n---\n";
@@ -176,6 +178,8 @@ fn without_addressed_urls_the_index_names_the_canonical_paths_in_every_style() {
     }
 }
 
+/// One line per case: a base path the catalog refuses, and the problem. A `BasePath` made of
+/// it elsewhere (for the `Link` layer) is refused with the same problem and message.
 macro_rules! refused {
     ($name:ident, $base:expr, $problem:pat) => {
         #[test]
@@ -188,6 +192,10 @@ macro_rules! refused {
                 matches!(error.kind(), ErrorKind::BasePath { base_path, problem: $problem } if base_path == $base),
                 "{error}"
             );
+            let invalid = BasePath::new($base).unwrap_err();
+            assert!(matches!(invalid.problem(), $problem), "{invalid}");
+            assert_eq!(invalid.path(), $base);
+            assert_eq!(invalid.to_string(), error.kind().to_string());
         }
     };
 }

@@ -15,7 +15,7 @@
 //!     *response.status_mut() = StatusCode::NOT_FOUND;
 //!     Ok::<_, std::convert::Infallible>(response)
 //! });
-//! let report = skillpub_client::testing::check_service(nothing).await;
+//! let report = skillpub_check::testing::check_service(nothing).await;
 //! assert!(!report.passed());
 //! let failure = report.failures().next().unwrap();
 //! assert_eq!((failure.subject.as_str(), failure.code()), ("index", "index.status"));
@@ -23,126 +23,23 @@
 //! ```
 
 use std::fmt::Display;
-use std::sync::{Mutex, PoisonError};
-use std::time::Instant;
 
-/// The error type `http-body-util` boxes body errors into.
+use http::{Request, Response};
+use skillpub_client::Client;
+use tower::Service;
+
+use crate::check::check;
+use crate::options::CheckOptions;
+use crate::report::Report;
+
+/// The error type `http-body-util` boxes body errors into, which the transport takes.
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-use http::{Method, Request, Response};
-use http_body_util::{BodyExt, Limited};
-use tower::{Service, ServiceExt};
-use url::Url;
-
-use crate::check::{CheckOptions, Report, check};
-use crate::client::Client;
-use crate::fetch::{FetchError, RawAnswer, Transport, time_left};
-use crate::source::SourceError;
+/// The transport the checks run on in process, from skillpub-client.
+pub use skillpub_client::ServiceTransport;
 
 /// The origin the in-process checks pretend the service is served from.
 pub const TEST_ORIGIN: &str = "http://skillpub.test";
-
-/// A transport that calls a tower service instead of opening a connection. It can be shared
-/// between threads (the checks fetch entries concurrently) whenever the service can be sent:
-/// each request calls a clone of it.
-#[derive(Debug)]
-pub struct ServiceTransport<S> {
-    service: Mutex<S>,
-    runtime: tokio::runtime::Handle,
-}
-
-impl<S> ServiceTransport<S> {
-    /// Calls `service` on `runtime` (from a thread where blocking is allowed).
-    pub fn new(service: S, runtime: tokio::runtime::Handle) -> Self {
-        Self {
-            service: Mutex::new(service),
-            runtime,
-        }
-    }
-}
-
-impl<S: Clone> ServiceTransport<S> {
-    /// A clone of the service, for one request.
-    fn service(&self) -> S {
-        self.service
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
-}
-
-impl<S: Clone> Clone for ServiceTransport<S> {
-    fn clone(&self) -> Self {
-        Self::new(self.service(), self.runtime.clone())
-    }
-}
-
-impl<S, B> Transport for ServiceTransport<S>
-where
-    S: Service<Request<String>, Response = Response<B>> + Clone,
-    S::Error: Display,
-    B: http_body::Body,
-    B::Error: Into<BoxError>,
-{
-    fn send_once(
-        &self,
-        method: &Method,
-        url: &Url,
-        headers: &[(&str, &str)],
-        limit: u64,
-        deadline: Option<Instant>,
-    ) -> Result<RawAnswer, FetchError> {
-        let left = deadline
-            .map(|deadline| time_left(deadline, url))
-            .transpose()?;
-        let failed = |error: SourceError| FetchError::Transport {
-            url: url.to_string(),
-            error,
-        };
-        let mut target = url.path().to_owned();
-        if let Some(query) = url.query() {
-            target = format!("{target}?{query}");
-        }
-        let mut request = Request::builder().method(method.clone()).uri(target);
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        if let Some(host) = url.host_str() {
-            request = request.header(http::header::HOST, host);
-        }
-        let request = request
-            .body(String::new())
-            .map_err(|e| failed(SourceError::new(e)))?;
-        let service = self.service();
-        let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-        let answer = async move {
-            let response = service
-                .oneshot(request)
-                .await
-                .map_err(|e| failed(SourceError::new(e.to_string())))?;
-            let (parts, body) = response.into_parts();
-            let bytes = Limited::new(body, limit).collect().await.map_err(|error| {
-                if error.is::<http_body_util::LengthLimitError>() {
-                    FetchError::TooLarge {
-                        url: url.to_string(),
-                        limit: limit as u64,
-                    }
-                } else {
-                    failed(SourceError::new(error))
-                }
-            })?;
-            Ok((parts.status, parts.headers, bytes.to_bytes().to_vec()))
-        };
-        self.runtime.block_on(async move {
-            match left {
-                Some(left) => tokio::time::timeout(left, answer)
-                    .await
-                    .map_err(|_| FetchError::Deadline(url.to_string()))?,
-                None => answer.await,
-            }
-        })
-    }
-}
 
 /// Runs every check of `skillpub check` against the service, as if it were served at
 /// [`TEST_ORIGIN`].
@@ -185,7 +82,7 @@ where
 ///         Ok::<_, std::convert::Infallible>(response)
 ///     }
 /// });
-/// let report = skillpub_client::testing::check_service_at(nothing, "/tenant").await;
+/// let report = skillpub_check::testing::check_service_at(nothing, "/tenant").await;
 /// assert!(!report.passed());
 /// let asked = asked.lock().unwrap();
 /// assert_eq!(asked[..2], ["/tenant", "/tenant/.well-known/agent-skills/index.json"]);

@@ -11,8 +11,9 @@ use serde_json::{Map, Value};
 use skillpub_core::{Digest, index::ArtifactKind, paths::INDEX_PATH, spec::MAX_DESCRIPTION_LENGTH};
 use url::{Host, Url};
 
-use super::discovery::well_known;
-use crate::fetch::{FetchError, Fetched};
+use skillpub_client::{FetchError, Fetched};
+
+use crate::target::well_known;
 
 /// The status the aiSiteReady scanner gives a site's `agent_skills` check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +37,7 @@ impl GradeStatus {
     /// # Example
     ///
     /// ```
-    /// use skillpub_client::GradeStatus;
+    /// use skillpub_check::GradeStatus;
     ///
     /// assert_eq!(GradeStatus::Partial.label(), "PARTIAL");
     /// assert_eq!(GradeStatus::Unknown.to_string(), "UNKNOWN");
@@ -93,7 +94,8 @@ impl fmt::Display for GradeStatus {
 ///
 /// ```
 /// use http::{HeaderMap, HeaderValue, StatusCode};
-/// use skillpub_client::{Fetched, Grade, GradeStatus};
+/// use skillpub_check::{Grade, GradeStatus};
+/// use skillpub_client::Fetched;
 ///
 /// let url: url::Url = "https://example.com/.well-known/agent-skills/index.json".parse()?;
 /// let mut headers = HeaderMap::new();

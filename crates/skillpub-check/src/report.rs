@@ -5,90 +5,9 @@ use std::fmt;
 
 use serde_json::json;
 
-use super::grade::Grade;
-use super::table::CheckKind;
-use crate::client::ClientError;
-use crate::fetch::FetchError;
-use crate::index::{EntryError, IndexError};
-use crate::unpack::UnpackError;
-
-/// The outcome of one check.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
-    /// Passed.
-    Ok,
-    /// Works, but breaks a SHOULD or a common client's expectation.
-    Warn,
-    /// Breaks a MUST: clients will not use what it is about.
-    Fail,
-}
-
-impl Status {
-    /// The label of the text report: `ok`, `warn` or `FAIL`.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use skillpub_client::Status;
-    ///
-    /// assert_eq!(Status::Fail.label(), "FAIL");
-    /// ```
-    #[must_use]
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::Ok => "ok",
-            Self::Warn => "warn",
-            Self::Fail => "FAIL",
-        }
-    }
-}
-
-/// The typed error behind a line, when there is one: what code can inspect beyond the
-/// message, such as the core's validation problem behind `skill.frontmatter`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Cause {
-    /// A request that failed.
-    Fetch(FetchError),
-    /// An index that cannot be used.
-    Index(IndexError),
-    /// An entry that clients skip.
-    Entry(EntryError),
-    /// An archive that must not be unpacked.
-    Unpack(UnpackError),
-    /// A problem the core's validation found in a fetched `SKILL.md`.
-    Skill(skillpub_core::Error),
-    /// The core's authoring advice on a fetched `SKILL.md` (`skill.advice`).
-    Advice(skillpub_advice::Advice),
-    /// The deadline passed before the authoring advice on a fetched `SKILL.md` was complete
-    /// (`run.max-time`).
-    AdviceDeadline(skillpub_advice::AdviceDeadline),
-    /// Another reason a target or an artifact cannot be used.
-    Client(ClientError),
-}
-
-macro_rules! cause_from {
-    ($($variant:ident($error:ty)),*) => {
-        $(
-            impl From<$error> for Cause {
-                fn from(error: $error) -> Self {
-                    Self::$variant(error)
-                }
-            }
-        )*
-    };
-}
-
-cause_from!(
-    Fetch(FetchError),
-    Index(IndexError),
-    Entry(EntryError),
-    Unpack(UnpackError),
-    Skill(skillpub_core::Error),
-    Advice(skillpub_advice::Advice),
-    AdviceDeadline(skillpub_advice::AdviceDeadline),
-    Client(ClientError)
-);
+use crate::grade::Grade;
+use crate::outcome::{Cause, Status};
+use crate::table::{CheckKind, Finding};
 
 /// One check's line: its outcome, its code, what it is about (`index`, a skill name, `site`)
 /// and what was seen.
@@ -111,6 +30,22 @@ impl Check {
     #[must_use]
     pub fn code(&self) -> &'static str {
         self.kind.code()
+    }
+}
+
+/// The lines of a run, or of one entry, in order.
+#[derive(Default)]
+pub(crate) struct Lines(pub(crate) Vec<Check>);
+
+impl Lines {
+    pub(crate) fn push(&mut self, subject: &str, finding: Finding) {
+        self.0.push(Check {
+            kind: finding.kind,
+            status: finding.status,
+            subject: subject.to_owned(),
+            message: finding.message,
+            cause: finding.cause,
+        });
     }
 }
 
@@ -154,7 +89,7 @@ impl Report {
     /// # Example
     ///
     /// ```
-    /// use skillpub_client::{Check, CheckKind, Report, Status};
+    /// use skillpub_check::{Check, CheckKind, Report, Status};
     ///
     /// let report = Report {
     ///     target: "https://example.com".into(),

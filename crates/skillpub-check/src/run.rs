@@ -1,67 +1,27 @@
-//! Every check of `skillpub check`: what a strict client needs from a site, one line each,
-//! each with a stable code from [the table](CheckKind).
+//! The checks of an index, of each of its entries (a few at a time) and of the site around
+//! it, once the target has led to the answer for the index.
 
-#[macro_use]
-mod macros;
-mod discovery;
-mod grade;
-mod link;
-mod report;
-mod table;
-#[cfg(test)]
-mod tests;
-
-use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use http::{HeaderMap, Method, StatusCode};
-use skillpub_advice::Severity;
 use skillpub_core::{
     ErrorKind, SkillMd,
     index::ArtifactKind,
     media::{GZIP, JSON, MARKDOWN, PLAIN_TEXT, ZIP, essence},
     origin::{DEV_PORTS, is_local_host},
+    spec::Severity,
 };
 use url::Url;
 
-pub use grade::{Grade, GradeStatus};
-pub use report::{Cause, Check, Report, Status};
-pub use table::{CheckKind, UnknownCode};
+use skillpub_client::fetch::ACCEPT_ENCODING;
+use skillpub_client::index::Version;
+use skillpub_client::{Client, ClientError, Entry, FetchError, Fetched, FetchedSkill, Transport};
 
-use crate::client::{Client, ClientError, FetchedSkill};
-use crate::fetch::{ACCEPT_ENCODING, FetchError, Fetched, Transport};
-use crate::index::{self, Entry, Version};
-use table::Finding;
-
-/// Called as each artifact download starts, with (position, total, url); from several
-/// threads at once, since downloads run concurrently.
-pub type Progress<'a> = &'a (dyn Fn(usize, usize, &str) + Sync);
-
-/// Options of a check run.
-#[derive(Default)]
-pub struct CheckOptions<'a> {
-    /// Reports downloads as they start, for a progress indicator.
-    pub progress: Option<Progress<'a>>,
-    /// Reads the target as a page whatever its path (default `false`): its `Link` with
-    /// `rel="agent-skills"` is followed and compared with its origin's well-known index. Without
-    /// it, only a target with a path whose answer has such a `Link` is read as a page; see
-    /// [`check`].
-    pub page: bool,
-}
-
-impl fmt::Debug for CheckOptions<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CheckOptions")
-            .field("page", &self.page)
-            .finish_non_exhaustive()
-    }
-}
-
-/// How many entries are checked at once: enough that a site of a hundred skills checks in a
-/// few round trips, few enough not to load a small server.
-pub const CONCURRENT_FETCHES: usize = 6;
+use crate::options::{CONCURRENT_FETCHES, CheckOptions};
+use crate::report::Lines;
+use crate::table::{CheckKind, Finding};
 
 /// The representation headers that HEAD must repeat from GET; others (request ids, CDN
 /// traces, cookies, dates) may differ between any two answers.
@@ -79,78 +39,7 @@ const REPRESENTATION: [&str; 7] = [
 const MISSING_SKILL: &str = "skillpub-check-no-such-skill-7f3a/SKILL.md";
 
 /// The headers of every GET and HEAD of the checks: what a real client sends.
-const CODED: &[(&str, &str)] = &[("accept-encoding", ACCEPT_ENCODING)];
-
-/// Runs every check against a target, within the client's limits and deadline. Entries are
-/// checked [`CONCURRENT_FETCHES`] at a time; the report lists them in index order. Every line
-/// has a [`CheckKind`] with a stable code, and the report has the
-/// [aiSiteReady grade](Grade) of the well-known index.
-///
-/// What the target is, in this order:
-///
-/// - **a page**, with [`CheckOptions::page`];
-/// - **an index URL**: its path ends with `.json`; it is checked as it is;
-/// - **an origin**: its path is empty or `/`; its index is `/.well-known/agent-skills/index.json`;
-/// - any other path is fetched once (`GET`): when the answer (after redirects) has a `Link`
-///   with `rel="agent-skills"`, or a `Link` field that does not parse and mentions
-///   `agent-skills`, it is **a page**; otherwise it is **a path prefix** the skills are mounted
-///   under, and its index is `{path}/.well-known/agent-skills/index.json`. A page whose `Link`
-///   and well-known path lead to no index, while there is one under its path, is read as
-///   that prefix after all (with a `discovery.link` warning).
-///
-/// For a page, the index of its `Link` (resolved against the page's URL) is compared with its
-/// origin's well-known index (`discovery.link`, `discovery.link-mismatch`), and one of them is
-/// checked in full: the well-known index when it answers `200` with a JSON object, as clients
-/// that follow the draft read it, else the `Link`'s when it does, else the well-known one. The
-/// grade is always that of the well-known index, the only one the aiSiteReady scanner reads.
-///
-/// Requests send `Accept-Encoding: gzip, deflate, br`, as Node's `fetch` does; digests are
-/// compared with the decoded bodies. An artifact that arrives content-encoded is fetched again
-/// without `Accept-Encoding`, and one strong `ETag` on both answers with different bytes
-/// fails; an archive that arrives content-encoded fails.
-///
-/// # Example
-///
-/// ```no_run
-/// use std::time::{Duration, Instant};
-/// use skillpub_client::{CheckKind, CheckOptions, Client, HttpTransport, check};
-///
-/// let client = Client::new(HttpTransport::new(Duration::from_secs(15)))
-///     .with_deadline(Instant::now() + Duration::from_secs(120));
-/// let report = check(&client, "https://example.com/tenant", &CheckOptions::default());
-/// println!("{report}");
-/// assert!(report.passed());
-/// assert_eq!(report.of(CheckKind::EntryDigest).count(), report.of(CheckKind::EntryFields).count());
-/// ```
-pub fn check<T: Transport + Sync>(
-    client: &Client<T>,
-    target: &str,
-    options: &CheckOptions<'_>,
-) -> Report {
-    let mut checks = Lines::default();
-    let aisiteready = Run { client, options }.all(&mut checks, target);
-    Report {
-        target: target.to_owned(),
-        checks: checks.0,
-        aisiteready,
-    }
-}
-
-/// The lines of a run, or of one entry, in order.
-#[derive(Default)]
-struct Lines(Vec<Check>);
-
-impl Lines {
-    fn push(&mut self, subject: &str, finding: Finding) {
-        self.0.push(Check {
-            kind: finding.kind,
-            status: finding.status,
-            subject: subject.to_owned(),
-            message: finding.message,
-            cause: finding.cause,
-        });
-    }
-}
+pub(crate) const CODED: &[(&str, &str)] = &[("accept-encoding", ACCEPT_ENCODING)];
 
 /// The kinds of the HTTP checks that run on the index and on every artifact alike.
 #[derive(Clone, Copy)]
@@ -172,9 +61,9 @@ const ARTIFACT: Probes = Probes {
     head_parity: CheckKind::EntryHeadParity,
 };
 
-struct Run<'a, T> {
-    client: &'a Client<T>,
-    options: &'a CheckOptions<'a>,
+pub(crate) struct Run<'a, T> {
+    pub(crate) client: &'a Client<T>,
+    pub(crate) options: &'a CheckOptions<'a>,
 }
 
 /// One download of the run that can go on beside the others.
@@ -186,30 +75,8 @@ enum Job<'a> {
 }
 
 impl<T: Transport + Sync> Run<'_, T> {
-    /// Every check of a target; the grade of its well-known index, once a URL could be made
-    /// of it.
-    fn all(&self, out: &mut Lines, target: &str) -> Option<Grade> {
-        let target = match discovery::Target::parse(target, self.options.page) {
-            Ok(target) => target,
-            Err(error) => {
-                out.push("target", Finding::target(error));
-                return None;
-            }
-        };
-        Some(match target {
-            discovery::Target::Index(url) => {
-                let answer = self.client.request(&Method::GET, &url, CODED);
-                let grade = Grade::of(&url, answer.as_ref());
-                self.index(out, answer);
-                grade
-            }
-            discovery::Target::Path { url, index } => self.path(out, &url, &index),
-            discovery::Target::Page(url) => self.page(out, &url),
-        })
-    }
-
     /// Every check of an index and its entries, from the answer to its `GET`.
-    fn index(&self, out: &mut Lines, answer: Result<Fetched, FetchError>) {
+    pub(crate) fn index(&self, out: &mut Lines, answer: Result<Fetched, FetchError>) {
         let index_response = match answer {
             Ok(response) => response,
             Err(error) => return out.push("index", Finding::failed("GET", error)),
@@ -219,7 +86,7 @@ impl<T: Transport + Sync> Run<'_, T> {
         }
         self.head_parity(out, "index", INDEX, &index_response, CODED);
         self.one_etag_one_body(out, "index", &index_response);
-        let index = match index::parse(&index_response.url, &index_response.body) {
+        let index = match skillpub_client::index::parse(&index_response.url, &index_response.body) {
             Ok(index) => index,
             Err(error) => return out.push("index", Finding::index(error)),
         };
@@ -583,7 +450,7 @@ fn differences(get: &HeaderMap, head: &HeaderMap) -> Vec<String> {
 /// the paths of its files (none for a `skill-md` entry, so a reference to another file is
 /// missing as served). One `ok` line stands for a skill without warnings. The advice stops at
 /// the run's deadline, as downloads do: its time grows with a text the server chose.
-fn advise(out: &mut Lines, name: &str, skill: &FetchedSkill, deadline: Option<Instant>) {
+pub(crate) fn advise(out: &mut Lines, name: &str, skill: &FetchedSkill, deadline: Option<Instant>) {
     let Ok(skill_md) = SkillMd::parse(skill.skill_md.clone(), Some(name)) else {
         return;
     };
@@ -609,7 +476,7 @@ fn advise(out: &mut Lines, name: &str, skill: &FetchedSkill, deadline: Option<In
 /// The line of one problem the core's validation found in a fetched `SKILL.md`, with the
 /// core error as its cause: a frontmatter name other than the entry's is `skill.name`,
 /// anything else `skill.frontmatter`.
-fn invalid_skill_md(name: &str, error: skillpub_core::Error) -> Finding {
+pub(crate) fn invalid_skill_md(name: &str, error: skillpub_core::Error) -> Finding {
     let kind = CheckKind::SkillFrontmatter;
     let finding = match (error.kind(), error.field()) {
         (ErrorKind::NameFolderMismatch { name: found, .. }, _) => {

@@ -23,22 +23,22 @@ use http::header::LINK;
 use url::Url;
 
 /// The relation type that names an Agent Skills index.
-pub(super) const AGENT_SKILLS_REL: &str = "agent-skills";
+pub(crate) const AGENT_SKILLS_REL: &str = "agent-skills";
 
 /// What a page's `Link` fields say about its skills index.
 #[derive(Debug, Default)]
-pub(super) struct Advertised {
+pub(crate) struct Advertised {
     /// The distinct targets of the links with `rel` `agent-skills`, resolved, in field order.
-    pub(super) targets: Vec<Url>,
+    pub(crate) targets: Vec<Url>,
     /// The targets of such links that do not resolve, with why.
-    pub(super) unresolvable: Vec<(String, url::ParseError)>,
+    pub(crate) unresolvable: Vec<(String, url::ParseError)>,
     /// The fields that do not parse.
-    pub(super) malformed: Vec<Malformed>,
+    pub(crate) malformed: Vec<Malformed>,
 }
 
 impl Advertised {
     /// Reads every `Link` field of an answer from `base` (its URL after redirects).
-    pub(super) fn read(headers: &HeaderMap, base: &Url) -> Self {
+    pub(crate) fn read(headers: &HeaderMap, base: &Url) -> Self {
         let mut advertised = Self::default();
         for field in headers.get_all(LINK) {
             let field = field.as_bytes();
@@ -64,7 +64,7 @@ impl Advertised {
 
     /// Whether the fields name an index, or may: a link with `rel` `agent-skills`, or a
     /// malformed field that mentions `agent-skills`.
-    pub(super) fn names_an_index(&self) -> bool {
+    pub(crate) fn names_an_index(&self) -> bool {
         !self.targets.is_empty()
             || !self.unresolvable.is_empty()
             || self.malformed.iter().any(Malformed::mentions_agent_skills)
@@ -73,17 +73,17 @@ impl Advertised {
 
 /// One link of a field: its target as written, and its parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Link {
+pub(crate) struct Link {
     /// The URI reference between `<` and `>`.
-    pub(super) target: String,
+    pub(crate) target: String,
     /// Each parameter: its name lowercased, its value unquoted (`None` for a bare name).
-    pub(super) params: Vec<(String, Option<String>)>,
+    pub(crate) params: Vec<(String, Option<String>)>,
 }
 
 impl Link {
     /// The relation types of the first `rel` parameter; later ones are ignored, as RFC 8288
     /// says.
-    pub(super) fn rels(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn rels(&self) -> impl Iterator<Item = &str> {
         self.params
             .iter()
             .find(|(name, _)| name == "rel")
@@ -93,26 +93,26 @@ impl Link {
     }
 
     /// Whether `rel` lists `relation`, compared without case.
-    pub(super) fn has_rel(&self, relation: &str) -> bool {
+    pub(crate) fn has_rel(&self, relation: &str) -> bool {
         self.rels().any(|rel| rel.eq_ignore_ascii_case(relation))
     }
 }
 
 /// A `Link` field that does not parse: the field, where it goes wrong and what was expected.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Malformed {
+pub(crate) struct Malformed {
     /// The field as sent (bytes that are not UTF-8 replaced).
-    pub(super) field: String,
+    pub(crate) field: String,
     /// The byte offset of the problem.
-    pub(super) at: usize,
+    pub(crate) at: usize,
     /// What the grammar expects there.
-    pub(super) expected: &'static str,
+    pub(crate) expected: &'static str,
 }
 
 impl Malformed {
     /// Whether the field mentions `agent-skills`, so that it may have been meant to name an
     /// index.
-    pub(super) fn mentions_agent_skills(&self) -> bool {
+    pub(crate) fn mentions_agent_skills(&self) -> bool {
         self.field.to_ascii_lowercase().contains(AGENT_SKILLS_REL)
     }
 }
@@ -128,7 +128,7 @@ impl fmt::Display for Malformed {
 }
 
 /// Parses one `Link` field into its links.
-pub(super) fn parse(field: &[u8]) -> Result<Vec<Link>, Malformed> {
+pub(crate) fn parse(field: &[u8]) -> Result<Vec<Link>, Malformed> {
     let mut parser = Parser { field, at: 0 };
     let mut links = Vec::new();
     loop {

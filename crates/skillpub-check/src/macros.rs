@@ -4,8 +4,8 @@
 /// Declares every check and every message of `skillpub check`.
 ///
 /// `kinds` has one line per check: its variant, its code, the status of a line that reports a
-/// problem with it (`Fail` for a MUST, `Warn` for a SHOULD), a short title (what holds when it
-/// passes) and how to fix it; the macro makes [`CheckKind`](super::CheckKind) and its
+/// problem with it (`Fail` for a MUST, `Warn` for a SHOULD: its severity is an error or a
+/// warning), a short title (what holds when it passes) and how to fix it; the macro makes [`CheckKind`](crate::CheckKind) and its
 /// accessors, and the variant's docs from the title and the fix. `messages` has one line per
 /// message: `ok` or `problem`, a constructor's name and arguments, and its template; the
 /// macro makes a `Finding` constructor that takes the kind first, so a message can serve the
@@ -44,12 +44,12 @@ macro_rules! checks {
                 }
             }
 
-            /// The status of a line that reports a problem with this check:
-            /// [`Status::Fail`] for a MUST, [`Status::Warn`] for a SHOULD.
+            /// How much a problem with this check matters: [`Severity::Error`] for a MUST (its
+            /// line is `FAIL`), [`Severity::Warning`] for a SHOULD (`warn`).
             #[must_use]
-            pub fn severity(self) -> Status {
+            pub fn severity(self) -> Severity {
                 match self {
-                    $(Self::$kind => Status::$severity,)*
+                    $(Self::$kind => checks!(@severity $severity),)*
                 }
             }
 
@@ -72,14 +72,16 @@ macro_rules! checks {
 
         impl Finding {
             $(
-                pub(super) fn $make(kind: CheckKind, $($arg: $ty),*) -> Self {
+                pub(crate) fn $make(kind: CheckKind, $($arg: $ty),*) -> Self {
                     Self::new(kind, checks!(@status $outcome kind), format!($message))
                 }
             )*
         }
     };
     (@status ok $kind:ident) => { Status::Ok };
-    (@status problem $kind:ident) => { $kind.severity() };
+    (@status problem $kind:ident) => { Status::from($kind.severity()) };
+    (@severity Fail) => { Severity::Error };
+    (@severity Warn) => { Severity::Warning };
     (@label Fail) => { "FAIL" };
     (@label Warn) => { "warn" };
 }

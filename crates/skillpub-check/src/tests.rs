@@ -6,8 +6,19 @@
 use std::collections::HashSet;
 use std::fmt::Write;
 
-use super::*;
-use crate::index::{EntryError, Severity};
+use std::time::Instant;
+
+use http::{HeaderMap, StatusCode};
+use skillpub_client::index::EntryError;
+use skillpub_client::{ClientError, Fetched, FetchedSkill};
+use skillpub_core::{ErrorKind, SkillMd, spec::Severity};
+use url::Url;
+
+use crate::outcome::{Cause, Status};
+use crate::report::{Check, Lines, Report};
+use crate::run::{advise, invalid_skill_md};
+use crate::table::{CheckKind, Finding, UnknownCode};
+use crate::{Grade, GradeStatus};
 
 const CHECKS_MD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/docs/checks.md");
 
@@ -16,7 +27,7 @@ fn table() -> String {
     let mut table =
         String::from("| Code | Severity | What it means | How to fix |\n|---|---|---|---|\n");
     for kind in CheckKind::ALL {
-        let (code, severity) = (kind.code(), kind.severity().label());
+        let (code, severity) = (kind.code(), Status::from(kind.severity()).label());
         let (title, fix) = (kind.title(), kind.fix());
         writeln!(table, "| `{code}` | {severity} | {title} | {fix} |").expect("a String");
     }
@@ -69,7 +80,7 @@ fn codes_are_unique_lowercase_subject_dot_check() {
         };
         assert!(word(check), "{code}: lowercase words joined by `-`");
         assert_ne!(
-            kind.severity(),
+            Status::from(kind.severity()),
             Status::Ok,
             "{code}: a problem is a warn or a FAIL"
         );
@@ -103,10 +114,11 @@ fn a_skipped_entry_has_the_severity_of_its_code() {
         let expected = match error.severity() {
             Severity::Warning => Status::Warn,
             Severity::Error => Status::Fail,
+            Severity::Info => Status::Ok,
         };
         let finding = Finding::entry(error.clone());
         assert_eq!(finding.status, expected, "{error}");
-        assert_eq!(finding.kind.severity(), expected, "{error}");
+        assert_eq!(Status::from(finding.kind.severity()), expected, "{error}");
         assert_eq!(finding.message, error.to_string());
         assert_eq!(finding.cause, Some(Cause::Entry(error)));
     }
@@ -236,6 +248,6 @@ fn advice_past_the_deadline_is_one_max_time_line_and_no_advice() {
     );
     assert_eq!(
         stopped[0].message,
-        "the authoring advice was not complete at the deadline (it stopped at description.no-trigger); allow more time (skillpub check --max-time); SKILL.md got no advice"
+        "the authoring advice was not complete at the deadline (it had passed before any rule ran); allow more time (skillpub check --max-time); SKILL.md got no advice"
     );
 }

@@ -1,4 +1,4 @@
-//! What a target given to `check` is (an index URL, an origin, a path prefix or a page), and
+//! A target with a path, told apart by its answer (a page with a `Link`, or a path prefix), and
 //! for a page, its `Link` with `rel="agent-skills"` against its origin's well-known index.
 //!
 //! The discovery draft makes `/.well-known/agent-skills/index.json` the place publishers MUST
@@ -10,57 +10,16 @@
 
 use http::{Method, StatusCode};
 use serde_json::Value;
+use skillpub_client::{FetchError, Fetched, Transport};
 use skillpub_core::paths::INDEX_PATH;
 use url::Url;
 
-use super::link::Advertised;
-use super::table::Finding;
-use super::{CODED, CheckKind, Grade, Lines, Run};
-use crate::client::{ClientError, index_url};
-use crate::fetch::{FetchError, Fetched, Transport};
-
-/// A target given to `check`, once classified (see [`check`](super::check)).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Target {
-    /// An index URL, or the well-known index of an origin: checked as it is.
-    Index(Url),
-    /// A URL with a path: a page when its answer names an index in a `Link`, else the prefix
-    /// whose index is `index`.
-    Path {
-        /// The URL as given.
-        url: Url,
-        /// The index under its path.
-        index: Url,
-    },
-    /// A page, as the caller said.
-    Page(Url),
-}
-
-impl Target {
-    /// Classifies a target by its URL alone; a path is told apart from a page later, by its
-    /// answer.
-    pub(super) fn parse(target: &str, page: bool) -> Result<Self, ClientError> {
-        let index = index_url(target)?;
-        let mut url = Url::parse(target).map_err(|_| ClientError::BadTarget(target.to_owned()))?;
-        url.set_fragment(None);
-        Ok(if page {
-            Self::Page(url)
-        } else if index == url || url.path() == "/" {
-            Self::Index(index)
-        } else {
-            Self::Path { url, index }
-        })
-    }
-}
-
-/// The well-known index of the origin of `url`.
-pub(super) fn well_known(url: &Url) -> Url {
-    let mut index = url.clone();
-    index.set_path(INDEX_PATH);
-    index.set_query(None);
-    index.set_fragment(None);
-    index
-}
+use crate::grade::Grade;
+use crate::link::Advertised;
+use crate::report::Lines;
+use crate::run::{CODED, Run};
+use crate::table::{CheckKind, Finding};
+use crate::target::well_known;
 
 /// Whether an answer is an index a client would read: `200` with a JSON object.
 fn is_index(answer: &Result<Fetched, FetchError>) -> bool {
@@ -94,7 +53,7 @@ fn client_url(index: &Url) -> String {
 impl<T: Transport + Sync> Run<'_, T> {
     /// A target with a path: a page when its answer names an index in a `Link`, else a
     /// prefix, checked as before.
-    pub(super) fn path(&self, out: &mut Lines, url: &Url, prefix_index: &Url) -> Grade {
+    pub(crate) fn path(&self, out: &mut Lines, url: &Url, prefix_index: &Url) -> Grade {
         let page = self.client.request(&Method::GET, url, CODED);
         if let Ok(page) = &page {
             let advertised = Advertised::read(&page.headers, &page.url);
@@ -146,7 +105,7 @@ impl<T: Transport + Sync> Run<'_, T> {
     }
 
     /// A page, as the caller said: its `Link`, if any, and its origin's well-known index.
-    pub(super) fn page(&self, out: &mut Lines, url: &Url) -> Grade {
+    pub(crate) fn page(&self, out: &mut Lines, url: &Url) -> Grade {
         let (grade, chosen) = match self.client.request(&Method::GET, url, CODED) {
             Ok(page) => {
                 let advertised = Advertised::read(&page.headers, &page.url);
@@ -256,42 +215,8 @@ mod tests {
         Url::parse(text).unwrap()
     }
 
-    /// `target!(name, given, page flag => expected)`.
-    macro_rules! target {
-        ($name:ident, $given:expr, $page:expr => $expected:expr) => {
-            #[test]
-            fn $name() {
-                assert_eq!(Target::parse($given, $page), $expected);
-            }
-        };
-    }
-
-    const INDEX: &str = "https://example.com/.well-known/agent-skills/index.json";
-
-    target!(an_origin_is_its_well_known_index, "https://example.com", false
-        => Ok(Target::Index(url(INDEX))));
-    target!(an_origin_with_a_slash_too, "https://example.com/#top", false
-        => Ok(Target::Index(url(INDEX))));
-    target!(an_index_url_is_taken_as_is, "https://example.com/v1/skills.json", false
-        => Ok(Target::Index(url("https://example.com/v1/skills.json"))));
-    target!(a_path_is_a_prefix_or_a_page, "https://example.com/docs/", false
-    => Ok(Target::Path {
-        url: url("https://example.com/docs/"),
-        index: url("https://example.com/docs/.well-known/agent-skills/index.json"),
-    }));
-    target!(the_page_flag_makes_any_url_a_page, "https://example.com/v1/skills.json", true
-        => Ok(Target::Page(url("https://example.com/v1/skills.json"))));
-    target!(an_origin_can_be_a_page_too, "https://example.com", true
-        => Ok(Target::Page(url("https://example.com/"))));
-    target!(a_bad_target_is_refused, "example.com/docs", true
-        => Err(ClientError::BadTarget("example.com/docs".into())));
-
     #[test]
-    fn the_well_known_index_is_at_the_root_of_the_origin() {
-        assert_eq!(
-            well_known(&url("https://example.com:8443/docs/a?x=1#y")).as_str(),
-            "https://example.com:8443/.well-known/agent-skills/index.json"
-        );
+    fn a_client_is_given_the_prefix_of_a_well_known_index() {
         assert_eq!(
             client_url(&url(
                 "https://example.com/tenant/.well-known/agent-skills/index.json"

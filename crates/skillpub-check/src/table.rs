@@ -9,23 +9,25 @@
 //!
 //! Adding a check is a line in `kinds` (and a message in `messages` when none fits), then a
 //! call where the check runs; `docs/checks.md` is rewritten from this table by
-//! `SKILLPUB_BLESS=1 cargo test -p skillpub-client`, and a test fails until it is.
+//! `SKILLPUB_BLESS=1 cargo test -p skillpub-check`, and a test fails until it is.
 //!
 //! A problem that a typed error already describes (a failed request, a refused archive, a
 //! skipped entry) takes the error's own message, which its enum declares once; the functions
-//! below the table pick the code for each of its variants.
+//! below the table pick the code for each of its variants. The client's error enums are
+//! `#[non_exhaustive]`, so each `match` ends with a catch-all arm, the most general code of its
+//! family: a variant added to the client gets its own code here in the same change.
 
 use http::StatusCode;
-use skillpub_advice::{Advice, AdviceDeadline, Severity};
-use skillpub_core::{Digest, ErrorKind, index::SCHEMA_URI, paths::SKILL_MD};
+use skillpub_advice::{Advice, AdviceDeadline};
+use skillpub_core::{Digest, ErrorKind, index::SCHEMA_URI, paths::SKILL_MD, spec::Severity};
 use url::Url;
 
-use super::link::Malformed;
-use super::report::{Cause, Status};
-use crate::client::ClientError;
-use crate::fetch::FetchError;
-use crate::index::{EntryError, IndexError};
-use crate::unpack::{UnpackError, UnpackNote};
+use skillpub_client::index::{EntryError, IndexError};
+use skillpub_client::unpack::{UnpackError, UnpackNote};
+use skillpub_client::{ClientError, FetchError};
+
+use crate::link::Malformed;
+use crate::outcome::{Cause, Status};
 
 checks! {
     /// What a line of a `skillpub check` report is about: one kind per check, each with a
@@ -40,11 +42,12 @@ checks! {
     /// # Example
     ///
     /// ```
-    /// use skillpub_client::{CheckKind, Status};
+    /// use skillpub_check::CheckKind;
+    /// use skillpub_core::spec::Severity;
     ///
     /// let kind: CheckKind = "entry.digest".parse().unwrap();
     /// assert_eq!(kind, CheckKind::EntryDigest);
-    /// assert_eq!(kind.severity(), Status::Fail);
+    /// assert_eq!(kind.severity(), Severity::Error);
     /// assert!(CheckKind::ALL.iter().all(|kind| kind.code().parse() == Ok(*kind)));
     /// ```
     kinds {
@@ -313,11 +316,11 @@ checks! {
 
 /// What one check found: its kind, its outcome, the message, and the typed error behind it.
 #[derive(Debug)]
-pub(super) struct Finding {
-    pub(super) kind: CheckKind,
-    pub(super) status: Status,
-    pub(super) message: String,
-    pub(super) cause: Option<Cause>,
+pub(crate) struct Finding {
+    pub(crate) kind: CheckKind,
+    pub(crate) status: Status,
+    pub(crate) message: String,
+    pub(crate) cause: Option<Cause>,
 }
 
 impl Finding {
@@ -331,39 +334,41 @@ impl Finding {
     }
 
     /// The same finding, with the error behind it.
-    pub(super) fn because(mut self, cause: impl Into<Cause>) -> Self {
+    pub(crate) fn because(mut self, cause: impl Into<Cause>) -> Self {
         self.cause = Some(cause.into());
         self
     }
 
     /// A problem whose message is its error's, under `kind`'s code.
     fn problem(kind: CheckKind, error: impl std::fmt::Display + Into<Cause>) -> Self {
-        Self::new(kind, kind.severity(), error.to_string()).because(error)
+        Self::new(kind, kind.severity().into(), error.to_string()).because(error)
     }
 
     /// A request that failed (`request` says which: `GET`, `HEAD`...).
-    pub(super) fn failed(request: &str, error: FetchError) -> Self {
+    pub(crate) fn failed(request: &str, error: FetchError) -> Self {
         let kind = fetch_kind(&error);
-        Self::new(kind, kind.severity(), format!("{request} failed: {error}")).because(error)
+        let status = kind.severity().into();
+        Self::new(kind, status, format!("{request} failed: {error}")).because(error)
     }
 
     /// A target that is not an index URL or an origin.
-    pub(super) fn target(error: ClientError) -> Self {
+    pub(crate) fn target(error: ClientError) -> Self {
         Self::problem(CheckKind::TargetUrl, error)
     }
 
     /// An index that cannot be used at all.
-    pub(super) fn index(error: IndexError) -> Self {
+    pub(crate) fn index(error: IndexError) -> Self {
         let kind = match error {
             IndexError::NotJson(_) | IndexError::NotAnObject => CheckKind::IndexJson,
             IndexError::UnknownSchema(_) => CheckKind::IndexSchema,
             IndexError::NoSkills => CheckKind::IndexSkills,
+            _ => CheckKind::IndexJson,
         };
         Self::problem(kind, error)
     }
 
     /// An entry of the index that clients skip.
-    pub(super) fn entry(error: EntryError) -> Self {
+    pub(crate) fn entry(error: EntryError) -> Self {
         let kind = match error {
             EntryError::NotAnObject | EntryError::MissingField(_) | EntryError::NotAString(_) => {
                 CheckKind::EntryFields
@@ -380,12 +385,13 @@ impl Finding {
             | EntryError::UnsafeFile(_)
             | EntryError::FileOutside { .. }
             | EntryError::NoSkillMd => CheckKind::EntryFiles,
+            _ => CheckKind::EntryFields,
         };
         Self::problem(kind, error)
     }
 
     /// An archive that must not be unpacked.
-    pub(super) fn unpack(error: UnpackError) -> Self {
+    pub(crate) fn unpack(error: UnpackError) -> Self {
         let kind = match error {
             UnpackError::Corrupt(_) => CheckKind::ArchiveUnpack,
             UnpackError::Traversal(_) => CheckKind::ArchiveTraversal,
@@ -400,44 +406,41 @@ impl Finding {
                 CheckKind::ArchivePathLength
             }
             UnpackError::Deadline => CheckKind::RunMaxTime,
+            _ => CheckKind::ArchiveUnpack,
         };
         Self::problem(kind, error)
     }
 
     /// Something unpacking tolerated.
-    pub(super) fn note(note: &UnpackNote) -> Self {
+    pub(crate) fn note(note: &UnpackNote) -> Self {
         let kind = match note {
             UnpackNote::DotPrefix => CheckKind::ArchiveDotPrefix,
             UnpackNote::LinkSkipped { .. } | UnpackNote::MoreLinksSkipped(_) => {
                 CheckKind::ArchiveLinkSkipped
             }
+            _ => CheckKind::ArchiveLinkSkipped,
         };
-        Self::new(kind, kind.severity(), note.to_string())
+        Self::new(kind, kind.severity().into(), note.to_string())
     }
 
     /// One piece of the authoring advice on a fetched `SKILL.md`, its rule's code in
     /// brackets: a warning is a `warn` line, an info an `ok` line.
-    pub(super) fn advice(advice: Advice) -> Self {
-        let kind = CheckKind::SkillAdvice;
-        let status = match advice.severity() {
-            Severity::Warning => kind.severity(),
-            Severity::Info => Status::Ok,
-        };
+    pub(crate) fn advice(advice: Advice) -> Self {
         let message = format!("{advice} [{}]", advice.code());
-        Self::new(kind, status, message).because(advice)
+        Self::new(CheckKind::SkillAdvice, advice.severity().into(), message).because(advice)
     }
 
     /// The deadline passed while the authoring advice ran on a fetched `SKILL.md`: none of
     /// it is given, and the run says so under `run.max-time`.
-    pub(super) fn advice_deadline(error: AdviceDeadline) -> Self {
+    pub(crate) fn advice_deadline(error: AdviceDeadline) -> Self {
         let kind = CheckKind::RunMaxTime;
         let message = format!("{error} (skillpub check --max-time); {SKILL_MD} got no advice");
-        Self::new(kind, kind.severity(), message).because(error)
+        Self::new(kind, kind.severity().into(), message).because(error)
     }
 
     /// A fetched artifact that cannot be used, other than for the skill's rules (the caller
     /// reports those one by one).
-    pub(super) fn client(error: ClientError) -> Self {
+    pub(crate) fn client(error: ClientError) -> Self {
         match error {
             ClientError::Fetch(error) => Self::failed("GET", error),
             ClientError::Unpack { error, .. } => Self::unpack(error),
@@ -449,6 +452,7 @@ impl Finding {
             ClientError::Status { .. } => Self::problem(CheckKind::EntryStatus, error),
             ClientError::UnknownArchive { .. } => Self::problem(CheckKind::ArchiveUnpack, error),
             ClientError::Invalid { .. } => Self::problem(CheckKind::SkillFrontmatter, error),
+            _ => Self::problem(CheckKind::FetchTransport, error),
         }
     }
 }
@@ -470,6 +474,7 @@ fn fetch_kind(error: &FetchError) -> CheckKind {
         FetchError::Encoding { .. } => CheckKind::EncodingUnsupported,
         FetchError::CorruptEncoding { .. } => CheckKind::EncodingCorrupt,
         FetchError::Transport { .. } => CheckKind::FetchTransport,
+        _ => CheckKind::FetchTransport,
     }
 }
 
@@ -478,7 +483,7 @@ fn fetch_kind(error: &FetchError) -> CheckKind {
 /// # Example
 ///
 /// ```
-/// use skillpub_client::CheckKind;
+/// use skillpub_check::CheckKind;
 ///
 /// let error = "entry.digets".parse::<CheckKind>().unwrap_err();
 /// assert_eq!(error.to_string(), "`entry.digets` is not a code of `skillpub check`");

@@ -1,0 +1,31 @@
+//! The options of a check run, and how many downloads it makes at once.
+
+use std::fmt;
+
+/// Called as each artifact download starts, with (position, total, url); from several
+/// threads at once, since downloads run concurrently.
+pub type Progress<'a> = &'a (dyn Fn(usize, usize, &str) + Sync);
+
+/// Options of a check run.
+#[derive(Default)]
+pub struct CheckOptions<'a> {
+    /// Reports downloads as they start, for a progress indicator.
+    pub progress: Option<Progress<'a>>,
+    /// Reads the target as a page whatever its path (default `false`): its `Link` with
+    /// `rel="agent-skills"` is followed and compared with its origin's well-known index. Without
+    /// it, only a target with a path whose answer has such a `Link` is read as a page; see
+    /// [`check`](crate::check).
+    pub page: bool,
+}
+
+impl fmt::Debug for CheckOptions<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CheckOptions")
+            .field("page", &self.page)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How many entries are checked at once: enough that a site of a hundred skills checks in a
+/// few round trips, few enough not to load a small server.
+pub const CONCURRENT_FETCHES: usize = 6;
