@@ -122,7 +122,10 @@ async fn index_is_json_with_validators() {
     let answer = get_and_head(INDEX, &[]).await;
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(header(&answer, CONTENT_TYPE), "application/json");
-    assert_eq!(header(&answer, CACHE_CONTROL), "public, max-age=300");
+    assert_eq!(
+        header(&answer, CACHE_CONTROL),
+        "public, no-cache, no-transform"
+    );
     assert_eq!(
         header(&answer, CONTENT_LENGTH),
         answer.body.len().to_string()
@@ -153,7 +156,9 @@ async fn skill_md_is_markdown_and_matches_its_digest_in_the_index() {
         .find(|e| e["name"] == "greeting")
         .unwrap();
     assert_eq!(entry["digest"], Digest::of(&answer.body).to_string());
-    assert_eq!(entry["url"], SKILL);
+    let addressed = skillpub_core::paths::addressed_path(SKILL, Digest::of(&answer.body));
+    assert_eq!(entry["url"], addressed.unwrap());
+    assert_eq!(get(entry["url"].as_str().unwrap()).await.body, answer.body);
 }
 
 macro_rules! not_found {
@@ -245,7 +250,10 @@ async fn matching_if_none_match_gives_304_with_the_same_caching_and_cors() {
         let answer = get_and_head(SKILL, &[("if-none-match", value)]).await;
         assert_eq!(answer.status, StatusCode::NOT_MODIFIED, "{value}");
         assert_eq!(header(&answer, ETAG), etag);
-        assert_eq!(header(&answer, CACHE_CONTROL), "public, max-age=300");
+        assert_eq!(
+            header(&answer, CACHE_CONTROL),
+            "public, no-cache, no-transform"
+        );
         assert!(answer.body.is_empty());
         assert_common_headers(&answer);
     }
@@ -289,15 +297,28 @@ async fn the_etag_of_one_skill_does_not_match_another() {
 #[tokio::test]
 async fn cache_control_and_max_age_are_configurable() {
     let app: Router = RouterBuilder::new(catalog())
-        .cache_control(HeaderValue::from_static("no-cache"))
+        .cache_control(HeaderValue::from_static("public, max-age=5"))
+        .addressed_cache_control(HeaderValue::from_static("private, max-age=60"))
         .error_cache_control(HeaderValue::from_static("no-store"))
         .cors_max_age(Duration::from_secs(60))
         .build();
     let ok = send(app.clone(), Method::GET, SKILL, &[]).await;
-    assert_eq!(header(&ok, CACHE_CONTROL), "no-cache");
+    assert_eq!(header(&ok, CACHE_CONTROL), "public, max-age=5");
     let etag = header(&ok, ETAG).to_owned();
     let not_modified = send(app.clone(), Method::GET, SKILL, &[("if-none-match", &etag)]).await;
-    assert_eq!(header(&not_modified, CACHE_CONTROL), "no-cache");
+    assert_eq!(header(&not_modified, CACHE_CONTROL), "public, max-age=5");
+    let addressed = header(&ok, http::header::CONTENT_LOCATION).to_owned();
+    let at_address = send(app.clone(), Method::GET, &addressed, &[]).await;
+    assert_eq!(header(&at_address, CACHE_CONTROL), "private, max-age=60");
+    let revalidated = send(
+        app.clone(),
+        Method::GET,
+        &addressed,
+        &[("if-none-match", &etag)],
+    )
+    .await;
+    assert_eq!(revalidated.status, StatusCode::NOT_MODIFIED);
+    assert_eq!(header(&revalidated, CACHE_CONTROL), "private, max-age=60");
     let missing = send(app.clone(), Method::GET, "/.well-known/agent-skills/x", &[]).await;
     assert_eq!(header(&missing, CACHE_CONTROL), "no-store");
     let preflight = send(app, Method::OPTIONS, SKILL, &[]).await;
@@ -893,7 +914,7 @@ mod codings {
                 Digest::of(&decoded(&answer)).to_string(),
                 "{url}"
             );
-            let artifact = catalog.artifacts().find(|a| a.path() == url).unwrap();
+            let artifact = catalog.addressed(url).unwrap();
             assert_eq!(decoded(&answer), artifact.bytes().as_ref(), "{url}");
         }
     }
@@ -946,7 +967,11 @@ mod codings {
         )
         .await;
         assert_eq!(coding(&modern), Some("br"));
-        assert_eq!(modern.headers, legacy.headers);
+        // The canonical path names its addressed one; the legacy copy has no address.
+        let mut headers = modern.headers.clone();
+        let location = headers.remove(http::header::CONTENT_LOCATION).unwrap();
+        assert!(location.to_str().unwrap().ends_with("/guide/SKILL.md"));
+        assert_eq!(headers, legacy.headers);
         assert_eq!(modern.body, legacy.body);
     }
 

@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 
 use skillpub_core::{
     Catalog, Error,
-    catalog::Artifact,
     folder::SkillsFolder,
     index::{ArchiveFormat, UrlStyle},
     origin::Origin,
@@ -168,8 +167,8 @@ fn parts(out_dir: &Path) -> Vec<Part> {
 pub(crate) fn write_tree(catalog: &Catalog, out_dir: &Path) -> Result<usize, Failure> {
     let staging = Staging::begin(out_dir, parts(out_dir))?;
     let mut written = 0;
-    for artifact in catalog.artifacts() {
-        staging.write(relative(artifact), artifact.bytes())?;
+    for (path, artifact) in catalog.served() {
+        staging.write(relative(path), artifact.bytes())?;
         written += 1;
     }
     staging.write(NGINX_SNIPPET, nginx(catalog).as_bytes())?;
@@ -178,9 +177,9 @@ pub(crate) fn write_tree(catalog: &Catalog, out_dir: &Path) -> Result<usize, Fai
     Ok(written)
 }
 
-/// An artifact's path below `/.well-known/`.
-fn relative(artifact: &Artifact) -> &str {
-    artifact.path().trim_start_matches("/.well-known/")
+/// A served path below `/.well-known/`.
+fn relative(path: &str) -> &str {
+    path.trim_start_matches("/.well-known/")
 }
 
 /// The nginx configuration: one exact `location` per published file with its exact
@@ -208,8 +207,8 @@ pub(crate) fn nginx(catalog: &Catalog) -> String {
     conf.push_str("location @skillpub_missing {\n");
     not_found(&mut conf);
     conf.push_str("}\n\n");
-    for artifact in catalog.artifacts() {
-        let _ = writeln!(conf, "location = {} {{", artifact.path());
+    for (path, artifact) in catalog.served() {
+        let _ = writeln!(conf, "location = {path} {{");
         let _ = writeln!(
             conf,
             "    types {{ }}\n    default_type \"{}\";\n    gzip off;",
@@ -264,13 +263,8 @@ pub(crate) fn headers_file(catalog: &Catalog) -> String {
             let _ = writeln!(text, "  {name}: {value}");
         }
     }
-    for artifact in catalog.artifacts() {
-        let _ = writeln!(
-            text,
-            "{}\n  Content-Type: {}",
-            artifact.path(),
-            artifact.media_type()
-        );
+    for (path, artifact) in catalog.served() {
+        let _ = writeln!(text, "{path}\n  Content-Type: {}", artifact.media_type());
     }
     text
 }

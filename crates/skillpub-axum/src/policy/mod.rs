@@ -1,16 +1,22 @@
-//! The HTTP policy, all of it: which answer a request gets (by method, content coding and
-//! conditional headers), content types, content codings, caching, validators, CORS, error
-//! bodies, and the rules of answers without content. The router only maps paths to what is
-//! published there; everything a request can change is decided here. The crate docs list
-//! every answer (section "HTTP policy").
+//! The HTTP policy, all of it: which answer a request gets (by path, method, content coding
+//! and conditional headers), content types, content codings, caching, validators, CORS, error
+//! bodies, and the rules of answers without content. The router only hands the folders'
+//! requests to a table of prepared answers; everything a request can change is decided here.
+//! The crate docs list every answer (section "HTTP policy").
 //!
 //! Every answer is prepared here, when the router is built or, for the variants in another
 //! content coding, once on first demand, on the encoder's threads; a request only picks one.
 //! One file per concern:
 //!
+//! - `table`: every path a catalog serves, canonical and addressed, to the answers of its
+//!   artifact, with those of replaced catalogs still retained; the answers shared by the
+//!   paths of the same bytes;
+//! - `address`: which of its two paths an answer is for, and the header that names the other;
 //! - `method`: the methods answered, and which prepared answer a request gets;
 //! - `resource`: the answers of one artifact, one variant per content coding, with its entity
 //!   tag;
+//! - `template`: the headers every answer of one kind shares, prepared once per router, and
+//!   how an artifact's answer is made from them;
 //! - `accept_encoding`: which content coding a request prefers;
 //! - `encoder`: the threads that make the encoded variants, off the async workers;
 //! - `deferred`: a variant being made, which requests await without blocking a thread;
@@ -20,6 +26,7 @@
 //! - `prepared`: a prepared answer, and how answers without content (`304`, `204`) are sent.
 
 mod accept_encoding;
+mod address;
 mod conditional;
 mod cors;
 mod deferred;
@@ -28,6 +35,8 @@ mod method;
 mod prepared;
 mod rejection;
 mod resource;
+mod table;
+mod template;
 
 use std::time::Duration;
 
@@ -39,13 +48,21 @@ pub use method::ALLOWED_METHODS;
 pub(crate) use method::{Answer, Answers, answer};
 use prepared::Prepared;
 pub use rejection::Rejection;
-pub(crate) use resource::Resource;
+pub(crate) use table::Table;
+use template::Templates;
 
-/// Default `Cache-Control` of `200`, `304` and preflight answers.
+/// Default `Cache-Control` of the index, of every canonical path (`200` and `304`) and of
+/// preflight answers: every cache may store them, and must ask the origin before each use.
 ///
-/// Five minutes bounds how long a cached index and a cached artifact can disagree after a
-/// deploy: a client that holds an old index and fetches a new `SKILL.md` (or the reverse)
-/// sees a digest mismatch and drops the skill until both expire.
+/// `no-cache` with the strong `ETag` is what keeps an index from ever being paired with bytes
+/// the origin no longer serves: a cache that honours `Cache-Control` revalidates the index
+/// before each use (a `304` without a body when nothing changed), so it never hands out an
+/// index older than the origin's, and the index names
+/// [addressed](skillpub_core::catalog::Artifact::addressed_path) URLs, whose bytes never
+/// change. A `max-age` instead would be safe only while every process retains the artifacts
+/// of replaced catalogs for longer than it, which a restart or a rolling deploy breaks.
+/// `no-transform` asks a CDN not to recompress: the router sends `br` and `gzip` itself, each
+/// under its own `ETag`.
 ///
 /// # Example
 ///
@@ -53,7 +70,7 @@ pub(crate) use resource::Resource;
 /// use http::HeaderValue;
 /// use skillpub_axum::{DEFAULT_CACHE_CONTROL, RouterBuilder};
 ///
-/// assert_eq!(DEFAULT_CACHE_CONTROL, "public, max-age=300");
+/// assert_eq!(DEFAULT_CACHE_CONTROL, "public, no-cache, no-transform");
 /// // The builder takes a `HeaderValue`; `from_static` makes one, in a `const` too.
 /// let catalog = skillpub_core::Catalog::new(Vec::<skillpub_core::Skill>::new())?;
 /// let skills: axum::Router = RouterBuilder::new(catalog)
@@ -61,10 +78,26 @@ pub(crate) use resource::Resource;
 ///     .build();
 /// # Ok::<(), skillpub_core::Errors>(())
 /// ```
-pub const DEFAULT_CACHE_CONTROL: &str = "public, max-age=300";
+pub const DEFAULT_CACHE_CONTROL: &str = "public, no-cache, no-transform";
+
+/// Default `Cache-Control` of the answers at an addressed path
+/// (`/.well-known/agent-skills/sha256-<hex>/...`, `200` and `304`): the bytes there never
+/// change, so every cache may keep them for a year and never revalidate them
+/// (`immutable`, RFC 8246). `no-transform` as on the other answers.
+///
+/// # Example
+///
+/// ```
+/// assert_eq!(
+///     skillpub_axum::ADDRESSED_CACHE_CONTROL,
+///     "public, max-age=31536000, immutable, no-transform",
+/// );
+/// ```
+pub const ADDRESSED_CACHE_CONTROL: &str = "public, max-age=31536000, immutable, no-transform";
 
 /// Default `Cache-Control` of error answers (`404`, `405`, `406`, `412`): short, so that a
-/// skill added by a deploy is not hidden behind a cached `404`.
+/// skill added by a deploy is not hidden behind a cached `404`, and an addressed URL asked for
+/// before its deploy reached this replica is not hidden for long either.
 pub const DEFAULT_ERROR_CACHE_CONTROL: &str = "public, max-age=10";
 
 /// The headers every answer carries besides `Cache-Control` and `Content-Encoding`, as text:
@@ -92,6 +125,7 @@ const IDENTITY: HeaderValue = HeaderValue::from_static("identity");
 #[derive(Debug, Clone)]
 pub(crate) struct Policy {
     pub(crate) cache_control: HeaderValue,
+    pub(crate) addressed_cache_control: HeaderValue,
     pub(crate) error_cache_control: HeaderValue,
     pub(crate) cors_max_age: Duration,
 }
@@ -100,13 +134,15 @@ impl Default for Policy {
     fn default() -> Self {
         Self {
             cache_control: const { HeaderValue::from_static(DEFAULT_CACHE_CONTROL) },
+            addressed_cache_control: const { HeaderValue::from_static(ADDRESSED_CACHE_CONTROL) },
             error_cache_control: const { HeaderValue::from_static(DEFAULT_ERROR_CACHE_CONTROL) },
             cors_max_age: DEFAULT_CORS_MAX_AGE,
         }
     }
 }
 
-/// The answers that do not depend on the artifact.
+/// The answers that do not depend on the artifact, and the headers that the answers of every
+/// artifact share.
 #[derive(Debug)]
 pub(crate) struct Shared {
     not_found: Prepared,
@@ -114,6 +150,7 @@ pub(crate) struct Shared {
     precondition_failed: Prepared,
     not_acceptable: Prepared,
     preflight: Prepared,
+    templates: Templates,
 }
 
 impl Policy {
@@ -125,6 +162,7 @@ impl Policy {
             precondition_failed: self.error(Rejection::PreconditionFailed),
             not_acceptable: self.error(Rejection::NotAcceptable),
             preflight: self.preflight(),
+            templates: self.templates(),
         }
     }
 

@@ -48,18 +48,22 @@ impl CatalogBuilder {
         let built = checked.skill.built().archives;
         let mut published = published_skill(checked);
         published.archives = archives(&published, built)?;
-        published.url = self.url(&published);
+        published.url = self.url(&published).into_boxed_str();
         Ok(published)
     }
 
-    /// The `url` the index gives a skill: its archive's, or its `SKILL.md`'s.
+    /// The `url` the index gives a skill: the addressed path of its archive or of its
+    /// `SKILL.md` (or their canonical path without addressed URLs), in the URL style.
     fn url(&self, skill: &PublishedSkill) -> String {
-        let name = skill.name();
-        let relative = match skill.archives {
-            Some(_) => format!("{name}{}", self.archive_format.suffix()),
-            None => format!("{name}/{SKILL_MD}"),
+        let listed = self.listed(skill);
+        let path = match listed.addressed_path() {
+            Some(addressed) if self.addressed_urls => addressed,
+            _ => listed.path(),
         };
-        self.url_style.url_under(&self.base_path, &relative)
+        // Every listed artifact is under the folder: its path is the folder and a relative
+        // path.
+        let relative = path.strip_prefix(WELL_KNOWN_PATH).unwrap_or(path);
+        self.url_style.url_under(&self.base_path, relative)
     }
 
     /// The rendered `index.json`.
@@ -168,7 +172,8 @@ fn published_skill(checked: Checked<'_>) -> PublishedSkill {
     let skill_md_file = PublishedFile {
         relative: SKILL_MD.to_owned(),
         mode: SKILL_MD_MODE,
-        artifact: Artifact::hashed(paths::skill_md_path(name), media::MARKDOWN, bytes, digest),
+        artifact: Artifact::hashed(paths::skill_md_path(name), media::MARKDOWN, bytes, digest)
+            .addressed(),
     };
     let mut files: Vec<PublishedFile> = skill
         .files()
@@ -181,7 +186,7 @@ fn published_skill(checked: Checked<'_>) -> PublishedSkill {
         skill_md: skill_md_file,
         files,
         archives: None,
-        url: String::new(),
+        url: Box::default(),
         file,
     }
 }
@@ -249,11 +254,13 @@ fn archive_artifacts(name: &str, [tar_gz, zip]: [Bytes; 2]) -> [Artifact; 2] {
             format!("{WELL_KNOWN_PATH}{name}{}", TAR_GZ_SUFFIX),
             media::GZIP,
             tar_gz,
-        ),
+        )
+        .addressed(),
         Artifact::new(
             format!("{WELL_KNOWN_PATH}{name}{}", ZIP_SUFFIX),
             media::ZIP,
             zip,
-        ),
+        )
+        .addressed(),
     ]
 }
