@@ -41,7 +41,7 @@ const HOST: &str = "skills.example.com";
 /// Serves `catalog` through a router of `kind`, nested under its base path; returns the
 /// address and the headers every request sends.
 async fn served(kind: Kind, catalog: Catalog) -> (SocketAddr, Vec<(&'static str, &'static str)>) {
-    let base_path = catalog.base_path().to_owned();
+    let base_path = catalog.base_path().as_str().to_owned();
     let skills: Router = match kind {
         Kind::Fixed => skillpub::web::router(catalog),
         Kind::Live => skillpub::web::live_router(LiveCatalog::new(catalog)),

@@ -121,7 +121,7 @@ impl Table {
         previous: Option<&Self>,
     ) -> Self {
         let mut known = Known::of(previous);
-        let base_path = catalog.base_path();
+        let base_path = catalog.base_path().as_str();
         let paths = catalog
             .artifacts()
             .map(|artifact| {

@@ -25,7 +25,8 @@ async fn a_site_under_a_prefix_is_checked_under_it() {
         let report = check_app(app.clone(), target).await;
         assert!(report.passed(), "{target}\n{report}");
         let hex = Digest::of(SKILL_MD.as_bytes()).hex();
-        let url = format!("{ORIGIN}/tenant/.well-known/agent-skills/sha256-{hex}/greeting/SKILL.md");
+        let url =
+            format!("{ORIGIN}/tenant/.well-known/agent-skills/sha256-{hex}/greeting/SKILL.md");
         let entry = report.message(Status::Ok, "greeting", "entry.fields");
         assert!(entry.contains(&url), "{entry}");
         report.line(Status::Ok, "site", "site.not-found-probe");
