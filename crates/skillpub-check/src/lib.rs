@@ -47,6 +47,7 @@
 mod macros;
 mod check;
 mod discovery;
+mod freshness;
 mod grade;
 mod link;
 mod options;

@@ -92,11 +92,10 @@ fn the_tree_holds_every_artifact_byte_for_byte() {
     assert_eq!(on_disk, count, "nothing more, nothing less");
     assert!(out.path().join("skillpub.nginx.conf").is_file());
     let headers = std::fs::read_to_string(out.path().join("_headers")).unwrap();
-    assert!(headers.contains("/.well-known/agent-skills/write-skill-md/SKILL.md\n  Content-Type: text/markdown; charset=utf-8"));
+    assert!(headers.contains("/.well-known/agent-skills/write-skill-md/SKILL.md\n  Content-Type: text/markdown; charset=utf-8\n  Cache-Control: public, no-cache, no-transform\n"), "{headers}");
     assert!(
-        headers.contains(
-            "/.well-known/agent-skills/*\n  cache-control: public, no-cache, no-transform"
-        )
+        headers.contains("/.well-known/agent-skills/*\n  access-control-allow-origin: *\n"),
+        "{headers}"
     );
 }
 
@@ -336,21 +335,25 @@ fn two_exports_at_once_never_mix_and_leave_no_staging_folder() {
                 String::from_utf8_lossy(&output.stderr)
             );
         }
-        // The tree and both configuration files name the same skills: all from one run.
-        let parts = [
-            ".well-known/agent-skills/index.json",
-            "skillpub.nginx.conf",
-            "_headers",
-        ]
-        .map(|part| std::fs::read_to_string(out.path().join(part)).unwrap());
-        let alpha_won = parts[0].contains("/alpha-0/SKILL.md");
-        for (part, text) in parts.iter().enumerate() {
-            assert_eq!(
-                text.contains("/alpha-99/SKILL.md"),
-                alpha_won,
-                "part {part}"
-            );
-            assert_eq!(text.contains("/beta-0/SKILL.md"), !alpha_won, "part {part}");
+        // The tree and both configuration files name the same skills: all from one run. (The
+        // addressed files the earlier run published are kept, and `_headers` lists them; the
+        // canonical paths and the index are this run's alone.)
+        let index = std::fs::read_to_string(out.path().join(".well-known/agent-skills/index.json"))
+            .unwrap();
+        let alpha_won = index.contains("\"name\": \"alpha-0\"");
+        assert_eq!(
+            index.contains("\"name\": \"beta-0\""),
+            !alpha_won,
+            "{index}"
+        );
+        for part in ["skillpub.nginx.conf", "_headers"] {
+            let text = std::fs::read_to_string(out.path().join(part)).unwrap();
+            let canonical = |name: &str| {
+                let path = format!("/.well-known/agent-skills/{name}/SKILL.md");
+                text.contains(&format!("{path} {{")) || text.contains(&format!("{path}\n"))
+            };
+            assert_eq!(canonical("alpha-99"), alpha_won, "{part}");
+            assert_eq!(canonical("beta-0"), !alpha_won, "{part}");
         }
         let (addressed, skills): (Vec<_>, Vec<_>) =
             std::fs::read_dir(out.path().join(".well-known/agent-skills"))
@@ -359,7 +362,11 @@ fn two_exports_at_once_never_mix_and_leave_no_staging_folder() {
                 .filter(|entry| entry.path().is_dir())
                 .partition(|entry| entry.file_name().to_string_lossy().starts_with("sha256-"));
         assert_eq!(skills.len(), 100);
-        assert_eq!(addressed.len(), 100, "one addressed SKILL.md per skill");
+        assert_eq!(
+            addressed.len(),
+            200,
+            "one addressed SKILL.md per skill of both runs: the earlier run's are kept"
+        );
         assert_eq!(staging_folders(out.path()), Vec::<String>::new());
     }
 }
