@@ -11,20 +11,14 @@ use std::task::{Context, Poll, ready};
 use axum::body::Body;
 use http::{HeaderMap, HeaderValue, Method, Request, Response};
 
-use super::Shared;
 use super::address::Address;
 use super::conditional::Condition;
 use super::deferred::Ticket;
 use super::prepared::Prepared;
 use super::resource::{Resource, Selected, Unavailable, Variant};
+use super::shared::Shared;
 use super::table::{Hit, Table};
 use crate::coding::Coding;
-
-/// The methods every route answers, as text.
-pub(super) const METHODS: &str = "GET, HEAD, OPTIONS";
-
-/// The methods every route answers, as the `Allow` and `Access-Control-Allow-Methods` value.
-pub const ALLOWED_METHODS: HeaderValue = HeaderValue::from_static(METHODS);
 
 /// The service of the folders for one catalog: each path to the answers the table has there,
 /// or to those of a path where nothing is published.

@@ -9,10 +9,10 @@ use bytes::Bytes;
 use http::HeaderValue;
 use skillpub_core::Digest;
 
-use super::Policy;
 use super::accept_encoding::AcceptEncoding;
 use super::deferred::{Deferred, Ticket};
 use super::encoder;
+use super::settings::Policy;
 use crate::coding::{self, Coding};
 
 /// One representation of an artifact (its bytes in one content coding): the values of the

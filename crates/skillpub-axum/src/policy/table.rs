@@ -24,9 +24,9 @@ use skillpub_core::live::Retained;
 use skillpub_core::paths::{AddressedPath, WELL_KNOWN_PATH};
 use skillpub_core::{Catalog, catalog::Artifact};
 
-use super::Policy;
 use super::address::{self, Address, Faces};
 use super::resource::{self, Resource};
+use super::settings::Policy;
 
 /// Maps looked up on every request by path: foldhash, seeded per map, hashes a path several
 /// times faster than the standard SipHash. The keys are the catalog's paths, so a request can

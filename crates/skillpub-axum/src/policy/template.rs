@@ -20,7 +20,7 @@ use http::{HeaderMap, HeaderValue, Method, Response, StatusCode};
 use super::address::{Address, Kind};
 use super::prepared::Prepared;
 use super::resource::{Resource, Variant};
-use super::{Policy, VARY_ACCEPT_ENCODING};
+use super::settings::{Policy, VARY_ACCEPT_ENCODING};
 use crate::coding::Coding;
 
 /// What a template holds until a request puts an artifact's value in place: never sent.
