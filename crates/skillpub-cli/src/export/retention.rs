@@ -15,11 +15,9 @@ use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use skillpub_core::Digest;
-use skillpub_core::paths::{
-    ADDRESS_PREFIX, AddressedPath, SKILL_MD, TAR_GZ_SUFFIX, WELL_KNOWN_PATH, ZIP_SUFFIX,
-};
+use skillpub_core::paths::{ADDRESS_PREFIX, AddressedPath, SKILL_MD, WELL_KNOWN_PATH};
 
-use super::manifest::{Generation, Manifest};
+use super::manifest::{Generation, Manifest, is_addressed_file};
 
 /// The default of `--keep-generations`.
 pub(crate) const DEFAULT_KEEP_GENERATIONS: &str = "3";
@@ -138,24 +136,6 @@ pub(crate) fn read_verified(tree: &Path, file: &str) -> Result<Vec<u8>, String> 
             path.display()
         ))
     }
-}
-
-/// Whether `file` (below `.well-known/agent-skills/`) is an addressed `SKILL.md` or archive:
-/// `sha256-<64 lowercase hex>/<name>/SKILL.md`, or `.../<name>.tar.gz` or `.zip`, with a valid
-/// skill name. Nothing else is ever read or kept, whatever a manifest says.
-pub(crate) fn is_addressed_file(file: &str) -> bool {
-    let path = format!("{WELL_KNOWN_PATH}{file}");
-    let Some(addressed) = AddressedPath::parse(&path) else {
-        return false;
-    };
-    let rest = addressed.relative();
-    let name = rest
-        .strip_suffix(TAR_GZ_SUFFIX)
-        .or_else(|| rest.strip_suffix(ZIP_SUFFIX))
-        .or_else(|| rest.strip_suffix(SKILL_MD)?.strip_suffix('/'));
-    name.is_some_and(|name| {
-        !name.contains('/') && skillpub_core::spec::validate_name(name).is_empty()
-    })
 }
 
 /// Reads `--keep-for`: a whole number with `s`, `m`, `h` or `d` (`90m`, `1d`), or `0`.

@@ -3,7 +3,8 @@ use std::time::Duration;
 use skillpub_core::Digest;
 use skillpub_testkit::Scratch;
 
-use super::{Retention, duration, earlier_generations, is_addressed_file, read_verified};
+use super::super::manifest::is_addressed_file;
+use super::{Retention, duration, earlier_generations, read_verified};
 use crate::export::manifest::{Generation, Manifest};
 
 /// A generation replaced at `replaced`, named by its `exported` time.
