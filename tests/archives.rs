@@ -87,10 +87,23 @@ async fn the_index_digest_is_the_digest_of_the_served_tar_gz() {
         .unwrap();
     assert_eq!(entry["type"], "archive");
     let url = entry["url"].as_str().unwrap();
-    assert_eq!(url, format!("/.well-known/agent-skills/{SKILL}.tar.gz"));
+    let hex = entry["digest"]
+        .as_str()
+        .unwrap()
+        .trim_start_matches("sha256:");
+    assert_eq!(
+        url,
+        format!("/.well-known/agent-skills/sha256-{hex}/{SKILL}.tar.gz")
+    );
     let wire = request(addr, "GET", url, &[]).await;
     assert_eq!(wire.header("content-type"), Some("application/gzip"));
     assert_eq!(entry["digest"], Digest::of(&wire.body).to_string());
+    let canonical = format!("/.well-known/agent-skills/{SKILL}.tar.gz");
+    let canonical = request(addr, "GET", &canonical, &[]).await;
+    assert_eq!(
+        canonical.body, wire.body,
+        "the canonical path serves the same bytes"
+    );
 }
 
 #[tokio::test]

@@ -35,10 +35,10 @@ async fn the_report_has_no_warnings_for_the_demo() {
 fn single_page_app() -> Router {
     let catalog = example_catalog();
     let mut app = Router::new();
-    for artifact in catalog.artifacts() {
+    for (path, artifact) in catalog.served() {
         let (media_type, bytes) = (artifact.media_type(), artifact.bytes().clone());
         app = app.route(
-            artifact.path(),
+            path,
             get(move || async move { ([("content-type", media_type)], bytes) }),
         );
     }

@@ -65,11 +65,12 @@ fn index_has_exactly_the_draft_shape() {
         let skill = catalog.get(name).unwrap();
         assert_eq!(entry["type"], "skill-md");
         assert_eq!(entry["description"], skill.frontmatter().description());
+        let digest = entry["digest"].as_str().unwrap();
+        let hex = digest.strip_prefix("sha256:").unwrap();
         assert_eq!(
             entry["url"],
-            format!("/.well-known/agent-skills/{name}/SKILL.md")
+            format!("/.well-known/agent-skills/sha256-{hex}/{name}/SKILL.md")
         );
-        let digest = entry["digest"].as_str().unwrap();
         assert_eq!(
             digest.parse::<Digest>().unwrap(),
             Digest::of(skill.skill_md().bytes())
@@ -110,10 +111,16 @@ fn url_styles_change_only_the_url() {
         .unwrap();
     let relative: serde_json::Value = serde_json::from_slice(relative.index().bytes()).unwrap();
     let absolute: serde_json::Value = serde_json::from_slice(absolute.index().bytes()).unwrap();
-    assert_eq!(relative["skills"][1]["url"], "write-skill-md/SKILL.md");
+    let hex = Digest::of(common::WRITE_SKILL_MD.skill_md()).hex();
+    assert_eq!(
+        relative["skills"][1]["url"],
+        format!("sha256-{hex}/write-skill-md/SKILL.md")
+    );
     assert_eq!(
         absolute["skills"][1]["url"],
-        "https://skills.example.com/.well-known/agent-skills/write-skill-md/SKILL.md"
+        format!(
+            "https://skills.example.com/.well-known/agent-skills/sha256-{hex}/write-skill-md/SKILL.md"
+        )
     );
     assert_eq!(
         relative["skills"][1]["digest"],

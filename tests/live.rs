@@ -1,8 +1,10 @@
 //! Live catalogs over real TCP on 127.0.0.1: catalogs swapped while many requests run (none
-//! fails, and every answer's bytes, `ETag` and index come from one catalog), one catalog per
-//! host (the exact map, the default, and the `404` of the policy for any other host), and the
-//! memory of a replaced catalog, freed at once except for the bytes of an answer still being
-//! sent, which are freed when that answer ends.
+//! fails, every answer's bytes, `ETag` and index come from one catalog, and every addressed
+//! URL of every catalog answers its own bytes), one catalog per host (the exact map, the
+//! default, and the `404` of the policy for any other host), the memory of a replaced
+//! catalog, freed at once except for the bytes of an answer still being sent, which are freed
+//! when that answer ends, and the retention of replaced catalogs' addressed artifacts: served
+//! for the grace period, the canonical paths serving the new bytes, then freed.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -11,9 +13,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
+use skillpub::model::live::Retention;
 use skillpub::model::{
     Digest,
-    paths::{INDEX_PATH, WELL_KNOWN_PATH},
+    paths::{AddressedPath, INDEX_PATH, WELL_KNOWN_PATH},
 };
 use skillpub::web::{Hosts, RouterBuilder};
 use skillpub::{Catalog, LiveCatalog, Skill, SkillFile};
@@ -52,8 +55,8 @@ fn versioned(version: usize) -> Catalog {
 /// Every path a catalog publishes, with its bytes.
 fn published(catalog: &Catalog) -> HashMap<String, Bytes> {
     catalog
-        .artifacts()
-        .map(|artifact| (artifact.path().to_owned(), artifact.bytes().clone()))
+        .served()
+        .map(|(path, artifact)| (path.to_owned(), artifact.bytes().clone()))
         .collect()
 }
 
@@ -92,9 +95,28 @@ fn assert_index_of_one_catalog(catalog: &Catalog, index: &[u8]) {
 async fn swaps_during_a_stream_of_requests_fail_none_and_each_answer_is_from_one_catalog() {
     let catalogs: Vec<Catalog> = (0..VERSIONS).map(versioned).collect();
     let versions: Arc<Vec<_>> = Arc::new(catalogs.iter().map(published).collect());
-    let paths: Arc<Vec<String>> = Arc::new(versions[0].keys().cloned().collect());
+    // The canonical paths, which every catalog serves, and the addressed paths of every
+    // catalog, which one serves and the others retain.
+    let mut paths: Vec<String> = versions[0]
+        .keys()
+        .filter(|path| AddressedPath::parse(path).is_none())
+        .cloned()
+        .collect();
+    for version in versions.iter() {
+        paths.extend(
+            version
+                .keys()
+                .filter(|path| AddressedPath::parse(path).is_some())
+                .cloned(),
+        );
+    }
+    let paths = Arc::new(paths);
     let live = LiveCatalog::new(catalogs[0].clone());
     let addr = serve(skillpub::web::live_router(live.clone())).await;
+    // Every catalog published once, so that each is current or retained from the start.
+    for catalog in catalogs[1..].iter().chain(&catalogs[..1]) {
+        live.replace(catalog.clone());
+    }
 
     let done = Arc::new(AtomicBool::new(false));
     let swaps = Arc::new(AtomicUsize::new(0));
@@ -295,7 +317,8 @@ async fn a_replaced_catalog_is_freed_once_the_last_answer_from_it_ends() {
     let first = Catalog::new([Skill::new(Some("data".to_owned()), skill_md)
         .with_files(vec![SkillFile::new("assets/data.bin", large_bytes, false)])])
     .unwrap();
-    let live = LiveCatalog::new(first);
+    // Without retention: this test is about what an answer in flight keeps.
+    let live = LiveCatalog::with_retention(first, Retention::none());
     let addr = serve(skillpub::web::live_router(live.clone())).await;
     let path = format!("{WELL_KNOWN_PATH}data/assets/data.bin");
 
@@ -331,4 +354,140 @@ async fn a_replaced_catalog_is_freed_once_the_last_answer_from_it_ends() {
     assert!(answer.body == large, "the whole file, as it was");
     drop(stream);
     until_set(&large_freed, "freed once the last answer from it ends").await;
+}
+
+/// The grace period of the retention tests: long enough for a few requests on a loaded
+/// machine, short enough to wait for.
+const GRACE: Duration = Duration::from_millis(1500);
+
+/// A catalog of the skill `data` whose `SKILL.md` and supporting file are `skill_md` and
+/// `file`.
+fn data_catalog(skill_md: Bytes, file: Bytes) -> Catalog {
+    Catalog::new([
+        Skill::new(Some("data".to_owned()), skill_md).with_files(vec![SkillFile::new(
+            "references/data.md",
+            file,
+            false,
+        )]),
+    ])
+    .unwrap()
+}
+
+fn data_skill_md(version: &str) -> Vec<u8> {
+    format!("---\nname: data\ndescription: Reads the data set.\n---\nVersion {version}.\n")
+        .into_bytes()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replaced_catalogs_addresses_answer_its_bytes_for_the_grace_period_then_are_freed() {
+    let (skill_md, skill_md_freed) = observed(data_skill_md("1"));
+    let (file, file_freed) = observed(b"# Data, version 1\n".to_vec());
+    let first = data_catalog(skill_md, file);
+    let old = first.get("data").unwrap();
+    let (old_skill_md, old_archive) = (
+        old.skill_md().clone(),
+        old.archive(Default::default()).unwrap().clone(),
+    );
+    let live = LiveCatalog::with_retention(first, Retention::new(GRACE, 4));
+    let addr = serve(skillpub::web::live_router(live.clone())).await;
+    let old_index = request(addr, "GET", INDEX_PATH, &[]).await;
+
+    let replaced = Instant::now();
+    live.replace(data_catalog(
+        Bytes::from(data_skill_md("2")),
+        Bytes::from_static(b"# Data, version 2\n"),
+    ));
+    until_set(&file_freed, "a file no address names is freed at once").await;
+    assert!(
+        !skill_md_freed.load(Ordering::SeqCst),
+        "the old SKILL.md is retained"
+    );
+
+    // Every URL the old index named still answers its bytes, and the canonical paths the
+    // new ones.
+    let index: serde_json::Value = serde_json::from_slice(&old_index.body).unwrap();
+    let url = index["skills"][0]["url"].as_str().unwrap();
+    assert_eq!(url, old_archive.addressed_path().unwrap());
+    for artifact in [&old_skill_md, &old_archive] {
+        let addressed = artifact.addressed_path().unwrap();
+        let answer = request(addr, "GET", addressed, &[]).await;
+        assert_eq!(answer.status, 200, "{addressed}");
+        assert!(
+            answer.body == artifact.bytes().as_ref(),
+            "{addressed}: its own bytes"
+        );
+        assert_eq!(
+            answer.header("cache-control"),
+            Some(skillpub::web::ADDRESSED_CACHE_CONTROL)
+        );
+        assert_eq!(
+            answer.header("link"),
+            Some(format!("<{}>; rel=\"canonical\"", artifact.path()).as_str())
+        );
+        let canonical = request(addr, "GET", artifact.path(), &[]).await;
+        assert_eq!(canonical.status, 200);
+        assert!(canonical.body != artifact.bytes().as_ref(), "the new bytes");
+        let current = live.catalog();
+        let now = current
+            .addressed(canonical.header("content-location").unwrap())
+            .unwrap();
+        assert_eq!(
+            now.bytes().as_ref(),
+            &canonical.body[..],
+            "named by its own address"
+        );
+    }
+    assert!(
+        replaced.elapsed() < GRACE,
+        "the machine was too slow to check within the grace period; raise GRACE"
+    );
+
+    // After the grace period: a 404, and the bytes are freed without another replacement.
+    tokio::time::sleep(GRACE.saturating_sub(replaced.elapsed())).await;
+    for artifact in [&old_skill_md, &old_archive] {
+        let addressed = artifact.addressed_path().unwrap();
+        let answer = request(addr, "GET", addressed, &[]).await;
+        assert_eq!(answer.status, 404, "{addressed}");
+        assert_eq!(answer.header("content-type"), Some("application/json"));
+    }
+    drop((old_skill_md, old_archive));
+    until_set(
+        &skill_md_freed,
+        "the retained SKILL.md is freed after the grace period",
+    )
+    .await;
+    assert_eq!(live.generation(), 1);
+}
+
+#[tokio::test]
+async fn a_host_of_a_per_host_router_retains_its_replaced_addresses() {
+    let docs = LiveCatalog::with_retention(catalog_of(&["docs"]), Retention::new(GRACE, 4));
+    let old = docs.catalog();
+    let old_skill_md = old.get("docs").unwrap().skill_md();
+    let hosts = Hosts::new()
+        .host("docs.example.com", docs.clone())
+        .unwrap()
+        .host("shop.example.com", catalog_of(&["orders"]))
+        .unwrap();
+    let addr = serve(RouterBuilder::hosts(hosts).build()).await;
+    let replaced = Instant::now();
+    docs.replace(Catalog::new([skill("docs", 2)]).unwrap());
+    let addressed = old_skill_md.addressed_path().unwrap();
+    let answer = get_as(addr, "docs.example.com", addressed).await;
+    assert_eq!(answer.status, 200);
+    assert!(answer.body == old_skill_md.bytes().as_ref());
+    assert_eq!(
+        get_as(addr, "shop.example.com", addressed).await.status,
+        404,
+        "another host's catalog never answers it"
+    );
+    assert!(
+        replaced.elapsed() < GRACE,
+        "too slow to check within the grace period"
+    );
+    tokio::time::sleep(GRACE.saturating_sub(replaced.elapsed())).await;
+    assert_eq!(
+        get_as(addr, "docs.example.com", addressed).await.status,
+        404
+    );
 }

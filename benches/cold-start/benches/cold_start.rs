@@ -1,8 +1,8 @@
 //! Start-up at scale: building the catalog of 10, 100 and 1,000 generated skills (see
 //! `build.rs`), a `SKILL.md` alone or with three supporting files, embedded by
 //! `skillpub-build` and read from a folder, next to the floor: hashing every byte the catalog
-//! serves once, on one thread. A catalog is built and not dropped within the time measured, as
-//! at start-up.
+//! serves once, on one thread; the embedded ones also with their router, as an app's `main`
+//! builds both. A catalog is built and not dropped within the time measured, as at start-up.
 //!
 //! ```sh
 //! cargo bench -p skillpub-cold-start --bench cold_start
@@ -70,6 +70,13 @@ fn embedded(c: &mut Criterion) {
             group.throughput(Throughput::Bytes(bytes as u64));
             group.bench_with_input(BenchmarkId::new(kind, count), skills, |b, skills| {
                 b.iter_with_large_drop(|| Catalog::new(skills).unwrap())
+            });
+            // What an app's `main` builds before it can answer: the catalog and its router.
+            let routed = format!("{kind}_with_router");
+            group.bench_with_input(BenchmarkId::new(routed, count), skills, |b, skills| {
+                b.iter_with_large_drop(|| {
+                    skillpub::web::router::<()>(Catalog::new(skills).unwrap())
+                })
             });
             let floor = format!("{kind}_hash_floor");
             group.bench_with_input(BenchmarkId::new(floor, count), &served, |b, served| {

@@ -1,10 +1,13 @@
 //! Serve a [`skillpub_core::Catalog`] at `/.well-known/agent-skills/` from axum.
 //!
 //! [`router`] returns a `Router<S>` for any state `S`, to `merge` into an existing app. It has
-//! one route per published path, each holding answers prepared when the router is built (the
-//! encoded variants of text on first demand): a request costs the route match, a look at
-//! `Accept-Encoding`, `If-Match` and `If-None-Match`, and a copy of a prepared header map
-//! (reference-counted values; nothing is hashed, compressed or formatted).
+//! a handful of routes (the folders, the index), and every path under the folders is looked
+//! up in one table of answers prepared when the router is built (the encoded variants of text
+//! on first demand): a request costs the route match, a look-up by path, a look at
+//! `Accept-Encoding`, `If-Match` and `If-None-Match`, and a copy of a prepared header map with
+//! the artifact's values put in (reference-counted values; nothing is hashed, compressed or
+//! formatted). Every `SKILL.md` and archive is served at its canonical path and at the
+//! addressed path the index names, whose bytes never change (see the HTTP policy below).
 //!
 //! # Example
 //!
@@ -27,7 +30,9 @@
 //!
 //! [`live_router`] (or [`RouterBuilder::live`]) serves the catalog a
 //! [`LiveCatalog`](skillpub_core::LiveCatalog) holds at each moment: each catalog's answers are
-//! prepared before it is swapped in, and each request is answered from one catalog.
+//! prepared before it is swapped in, each request is answered from one catalog, and the
+//! addressed URLs of replaced catalogs keep their bytes for the handle's grace period
+//! ([`Retention`](skillpub_core::live::Retention)).
 //! [`RouterBuilder::hosts`] serves one catalog per `Host` ([`Hosts`]: an exact map and an
 //! optional default; any other host gets the `404` of the policy). What a live router costs
 //! per request and per swap is in
@@ -89,8 +94,8 @@ pub use coding::{BROTLI_QUALITY, BROTLI_WINDOW};
 pub use hosts::{Hosts, InvalidHost};
 pub use link::{AgentSkillsLink, AgentSkillsLinkLayer, InvalidIndexUrl, ResponseFuture};
 pub use policy::{
-    ALLOWED_METHODS, COMMON_HEADERS, DEFAULT_CACHE_CONTROL, DEFAULT_CORS_MAX_AGE,
-    DEFAULT_ERROR_CACHE_CONTROL, PREFLIGHT_HEADERS, Rejection,
+    ADDRESSED_CACHE_CONTROL, ALLOWED_METHODS, COMMON_HEADERS, DEFAULT_CACHE_CONTROL,
+    DEFAULT_CORS_MAX_AGE, DEFAULT_ERROR_CACHE_CONTROL, PREFLIGHT_HEADERS, Rejection,
 };
 pub use router::{RouterBuilder, live_router, router};
 #[cfg(feature = "server")]

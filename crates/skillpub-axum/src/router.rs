@@ -9,13 +9,14 @@ use axum::Router;
 use http::HeaderValue;
 use skillpub_core::{
     Catalog, LiveCatalog,
-    paths::{API_CATALOG_PATH, LEGACY_PATH, WELL_KNOWN_PATH},
+    live::Retained,
+    paths::{API_CATALOG_PATH, INDEX_PATH, LEGACY_INDEX_PATH, LEGACY_PATH, WELL_KNOWN_PATH},
 };
 use tower::Service;
 
 use crate::hosts::Hosts;
-use crate::live::{self, HostAnswers, LiveAnswers, Resources};
-use crate::policy::{Answers, Policy};
+use crate::live::{self, HostAnswers, LiveAnswers};
+use crate::policy::{Answers, Policy, Table};
 
 /// A `Router` that serves a catalog at `/.well-known/agent-skills/`, with the default policy.
 ///
@@ -86,7 +87,9 @@ where
 /// Builds the `/.well-known/agent-skills/` router with a chosen header policy.
 ///
 /// The settings are how long answers may be cached; what each answer carries is listed in
-/// the [HTTP policy](crate#http-policy).
+/// the [HTTP policy](crate#http-policy). How long a live router keeps answering the addressed
+/// URLs of replaced catalogs is set on the handle:
+/// [`LiveCatalog::with_retention`](skillpub_core::LiveCatalog::with_retention).
 ///
 /// # Example
 ///
@@ -174,13 +177,42 @@ impl RouterBuilder {
         }
     }
 
-    /// `Cache-Control` of `200`, `304` and preflight answers
-    /// (default [`DEFAULT_CACHE_CONTROL`](crate::DEFAULT_CACHE_CONTROL), `public, max-age=300`).
+    /// `Cache-Control` of the `200`, `304` and preflight answers at every path but the
+    /// addressed ones: the index, the canonical paths, the supporting files, the legacy layout
+    /// and the API catalog (default [`DEFAULT_CACHE_CONTROL`](crate::DEFAULT_CACHE_CONTROL),
+    /// `public, no-cache, no-transform`).
     ///
-    /// Keep it short: a client that caches the index longer than a `SKILL.md`, or the reverse,
-    /// sees a digest mismatch after a deploy and drops the skill until both expire.
+    /// The default makes every cache revalidate the index before each use, which is what
+    /// keeps a cached index from ever naming bytes the origin no longer serves (see the
+    /// [HTTP policy](crate#http-policy)). A `max-age` instead lets a cache hand out an index
+    /// that old: safe only while every process that may answer retains the addressed
+    /// artifacts of replaced catalogs for longer
+    /// ([`Retention`](skillpub_core::live::Retention)), which a restart breaks.
     pub fn cache_control(mut self, value: HeaderValue) -> Self {
         self.policy.cache_control = value;
+        self
+    }
+
+    /// `Cache-Control` of the `200` and `304` answers at the addressed paths
+    /// (`/.well-known/agent-skills/sha256-<hex>/...`), whose bytes never change (default
+    /// [`ADDRESSED_CACHE_CONTROL`](crate::ADDRESSED_CACHE_CONTROL),
+    /// `public, max-age=31536000, immutable, no-transform`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use http::HeaderValue;
+    /// use skillpub_axum::RouterBuilder;
+    ///
+    /// let catalog = skillpub_core::Catalog::new(Vec::<skillpub_core::Skill>::new())?;
+    /// // Private caches only, still for good.
+    /// let skills: axum::Router = RouterBuilder::new(catalog)
+    ///     .addressed_cache_control(HeaderValue::from_static("private, max-age=31536000, immutable"))
+    ///     .build();
+    /// # Ok::<(), skillpub_core::Errors>(())
+    /// ```
+    pub fn addressed_cache_control(mut self, value: HeaderValue) -> Self {
+        self.policy.addressed_cache_control = value;
         self
     }
 
@@ -241,52 +273,59 @@ impl RouterBuilder {
     {
         let shared = Arc::new(self.policy.shared());
         match self.source {
-            Source::Fixed(catalog) => fixed(&catalog, &self.policy, shared),
+            Source::Fixed(catalog) => {
+                let table = Table::new(&self.policy, &catalog, &Retained::default(), None);
+                let answers = Answers::new(Arc::new(table), shared);
+                routes(Router::new(), [&catalog], &answers)
+            }
             Source::Live(live) => {
-                // Exact routes for what the first catalog publishes, as a fixed router has:
-                // the index, and every skill at the time; the folders for the rest.
+                // The folders and the API catalog as the first catalog publishes them; every
+                // catalog after it is served on those routes.
                 let first = live.catalog();
-                let routes: Vec<Box<str>> = first.artifacts().map(|a| a.path().into()).collect();
-                let view = live::follow(&live, self.policy, routes);
-                let answers = |route| LiveAnswers::new(view.clone(), Arc::clone(&shared), route);
-                let mut router = Router::new();
-                for (route, artifact) in first.artifacts().enumerate() {
-                    router = router.route_service(artifact.path(), answers(Some(route)));
-                }
-                folders(router, first.has_legacy_index(), &answers(None))
+                let answers = LiveAnswers::new(live::follow(&live, self.policy), shared);
+                routes(Router::new(), [&first], &answers)
             }
             Source::Hosts(hosts) => {
                 let catalogs: Vec<Catalog> = hosts.catalogs().map(LiveCatalog::catalog).collect();
                 let answers = HostAnswers::new(&hosts, &self.policy, shared);
-                let mut router = Router::new();
-                if catalogs
-                    .iter()
-                    .any(|c| c.artifacts().any(|a| a.path() == API_CATALOG_PATH))
-                {
-                    router = router.route_service(API_CATALOG_PATH, answers.clone());
-                }
-                let legacy = catalogs.iter().any(Catalog::has_legacy_index);
-                folders(router, legacy, &answers)
+                routes(Router::new(), &catalogs, &answers)
             }
         }
     }
 }
 
-/// A router with one route per published path, and the folders' other paths unpublished.
-fn fixed<S>(catalog: &Catalog, policy: &Policy, shared: Arc<crate::policy::Shared>) -> Router<S>
+/// `router` with the routes to `service`: `/.well-known/agent-skills/` and everything under
+/// it, and the legacy `/.well-known/skills/` and the API catalog when one of `catalogs`
+/// publishes them. Every path under the folders is looked up in a table of prepared answers
+/// (see `crate::policy`), so the router has a handful of routes whatever the catalog.
+fn routes<'a, S, T>(
+    router: Router<S>,
+    catalogs: impl IntoIterator<Item = &'a Catalog>,
+    service: &T,
+) -> Router<S>
 where
     S: Clone + Send + Sync + 'static,
+    T: RouteService,
 {
-    let mut router = Router::new();
-    let mut resources = Resources::default();
-    for artifact in catalog.artifacts() {
-        let resource = resources.get_or_prepare(policy, artifact, None);
-        let answers = Answers::published(resource, Arc::clone(&shared));
-        router = router.route_service(artifact.path(), answers);
+    let (mut legacy, mut api_catalog) = (false, false);
+    for catalog in catalogs {
+        legacy |= catalog.has_legacy_index();
+        api_catalog |= catalog.artifacts().any(|a| a.path() == API_CATALOG_PATH);
     }
-    // Everything else under the folders: 404, or a preflight answer.
-    let unpublished = Answers::unpublished(shared);
-    folders(router, catalog.has_legacy_index(), &unpublished)
+    // The index has an exact route of its own: it is what clients ask for most (an update
+    // check asks for nothing else), and a route with a wildcard costs each request the
+    // decoding of the path into a parameter (about 1,100 instructions, counted with
+    // callgrind). The legacy index is alike.
+    let mut router =
+        folder_routes(router, WELL_KNOWN_PATH, service).route_service(INDEX_PATH, service.clone());
+    if legacy {
+        router = folder_routes(router, LEGACY_PATH, service)
+            .route_service(LEGACY_INDEX_PATH, service.clone());
+    }
+    if api_catalog {
+        router = router.route_service(API_CATALOG_PATH, service.clone());
+    }
+    router
 }
 
 /// A service that answers a route on its own: what `Router::route_service` takes, with
@@ -315,21 +354,6 @@ impl<T> RouteService for T where
         + Sync
         + 'static
 {
-}
-
-/// `router` with the folders to `service`: `/.well-known/agent-skills/`, and the legacy
-/// `/.well-known/skills/` when `legacy`.
-fn folders<S, T>(router: Router<S>, legacy: bool, service: &T) -> Router<S>
-where
-    S: Clone + Send + Sync + 'static,
-    T: RouteService,
-{
-    let router = folder_routes(router, WELL_KNOWN_PATH, service);
-    if legacy {
-        folder_routes(router, LEGACY_PATH, service)
-    } else {
-        router
-    }
 }
 
 /// `folder` (with and without its trailing `/`) and every path under it, to `service`.

@@ -49,6 +49,7 @@
 mod macros;
 mod check;
 mod discovery;
+mod freshness;
 mod grade;
 mod isitagentready;
 mod link;

@@ -22,8 +22,12 @@ use skillpub_client::fetch::ACCEPT_ENCODING;
 use skillpub_client::index::Version;
 use skillpub_client::{Client, ClientError, Entry, FetchError, Fetched, FetchedSkill, Transport};
 
+<<<<<<< HEAD
 use crate::grade::Grade;
 use crate::isitagentready::Verdict;
+=======
+use crate::freshness::{self, Exposure, Window, unix_now};
+>>>>>>> main
 use crate::options::{CONCURRENT_FETCHES, CheckOptions};
 use crate::report::Lines;
 use crate::table::{CheckKind, Finding};
@@ -148,13 +152,15 @@ impl<T: Transport + Sync> Run<'_, T> {
             })
             .chain(index.entries().iter().map(Job::Entry))
             .collect();
-        self.jobs(out, &jobs, &index.url);
+        let exposures = self.jobs(out, &jobs, &index.url);
         self.site(out, &index.url, &index_response);
+        mismatch_window(out, &index_response, &exposures);
     }
 
     /// Runs the downloads [`CONCURRENT_FETCHES`] at a time and appends their lines in job
     /// order. Once the deadline has passed no job starts; one line counts those left out.
-    fn jobs(&self, out: &mut Lines, jobs: &[Job<'_>], index_url: &Url) {
+    /// Returns what caches may do with each artifact that answered `200`.
+    fn jobs(&self, out: &mut Lines, jobs: &[Job<'_>], index_url: &Url) -> Vec<Exposure> {
         let entries = jobs
             .iter()
             .filter(|job| matches!(job, Job::Entry(_)))
@@ -162,25 +168,30 @@ impl<T: Transport + Sync> Run<'_, T> {
         let first_entry = jobs.len() - entries;
         let results = in_parallel(jobs, self.client.deadline(), |at, job| {
             let mut lines = Lines::default();
-            match job {
+            let exposure = match job {
                 Job::Legacy(name, url) => {
                     if let Some(response) = self.get(&mut lines, name, url, CODED) {
                         expect_ok(&mut lines, name, ARTIFACT, &response, &[]);
                     }
+                    None
                 }
                 Job::Entry(entry) => {
                     if let Some(progress) = self.options.progress {
                         progress(at - first_entry, entries, entry.url.as_str());
                     }
-                    self.entry(&mut lines, entry, index_url);
+                    self.entry(&mut lines, entry, index_url)
                 }
-            }
-            lines
+            };
+            (lines, exposure)
         });
         let mut left_out = 0;
+        let mut exposures = Vec::new();
         for result in results {
             match result {
-                Some(lines) => out.0.extend(lines.0),
+                Some((lines, exposure)) => {
+                    out.0.extend(lines.0);
+                    exposures.extend(exposure);
+                }
                 None => left_out += 1,
             }
         }
@@ -188,6 +199,7 @@ impl<T: Transport + Sync> Run<'_, T> {
             let finding = Finding::not_started(CheckKind::RunMaxTime, left_out, jobs.len());
             out.push("site", finding);
         }
+        exposures
     }
 
     /// GETs a URL; a transport failure is a failed check.
@@ -261,26 +273,37 @@ impl<T: Transport + Sync> Run<'_, T> {
         }
     }
 
-    fn entry(&self, out: &mut Lines, entry: &Entry, index_url: &Url) {
+    /// Every check of an entry; what caches may do with its artifact, when it answered `200`.
+    fn entry(&self, out: &mut Lines, entry: &Entry, index_url: &Url) -> Option<Exposure> {
         let name = entry.name.as_str();
         let valid = Finding::entry_valid(CheckKind::EntryFields, entry.kind.as_str(), &entry.url);
         out.push(name, valid);
         if is_misdirected(&entry.url, index_url) {
-            return out.push(
+            out.push(
                 name,
                 Finding::local_url(CheckKind::EntryLocalUrl, &entry.url),
             );
+            return None;
         }
-        let Some(response) = self.get(out, name, &entry.url, CODED) else {
-            return;
-        };
+        let response = self.get(out, name, &entry.url, CODED)?;
         let types = match entry.kind {
             ArtifactKind::SkillMd => [essence(MARKDOWN), essence(PLAIN_TEXT)],
             ArtifactKind::Archive => [GZIP, ZIP],
         };
         if !expect_ok(out, name, ARTIFACT, &response, &types) {
-            return;
+            return None;
         }
+        let exposure = Exposure {
+            addressed: response.url.path().contains(&entry.digest.hex()),
+            lifetime: freshness::lifetime(&response.headers, unix_now()),
+        };
+        self.artifact(out, entry, response);
+        Some(exposure)
+    }
+
+    /// The checks of an artifact that answered `200` with its type.
+    fn artifact(&self, out: &mut Lines, entry: &Entry, response: Fetched) {
+        let name = entry.name.as_str();
         self.head_parity(out, name, ARTIFACT, &response, CODED);
         match entry.kind {
             ArtifactKind::SkillMd => self.one_etag_one_body(out, name, &response),
@@ -370,6 +393,28 @@ impl<T: Transport + Sync> Run<'_, T> {
             }
         }
     }
+}
+
+/// Whether a cache can pair the index with other bytes than its digests name, and for how
+/// long: from the index's lifetime and that of each artifact fetched (`exposures`); no
+/// line when no artifact was.
+fn mismatch_window(out: &mut Lines, index: &Fetched, exposures: &[Exposure]) {
+    if exposures.is_empty() {
+        return;
+    }
+    let kind = CheckKind::CacheMismatchWindow;
+    let lifetime = freshness::lifetime(&index.headers, unix_now());
+    let finding = match freshness::window(lifetime, exposures) {
+        Window::Addressed(count) => Finding::addressed_urls(kind, count),
+        Window::NothingCached => Finding::nothing_cached(kind),
+        Window::Open {
+            seconds,
+            index,
+            artifacts,
+            longest,
+        } => Finding::mismatch_window(kind, seconds, index, artifacts, longest),
+    };
+    out.push("site", finding);
 }
 
 /// Runs `job` over `items`, [`CONCURRENT_FETCHES`] at a time on scoped threads, and returns

@@ -2,7 +2,7 @@
 //!
 //! A code is `<subject>.<problem>`, lowercase and hyphenated: the subject is what the check
 //! is about (`target`, `discovery`, `fetch`, `index`, `entry`, `archive`, `skill`, `site`,
-//! `encoding`, `run`), the problem what it finds wrong (`archive.traversal`) or the property that must
+//! `cache`, `encoding`, `run`), the problem what it finds wrong (`archive.traversal`) or the property that must
 //! hold (`index.status`), so that `FAIL entry.digest` reads "the entry's digest is wrong".
 //! The codes are public API: changing or removing one breaks the scripts that read them, so
 //! it is a breaking change; adding one is not.
@@ -208,6 +208,10 @@ checks! {
             "`If-None-Match` with the index's `ETag` answers `304`",
             "Answer a matching `If-None-Match` with 304, or send no `ETag`.";
 
+        CacheMismatchWindow = "cache.mismatch-window", Warn,
+            "no cache may pair the index with other bytes than its digests name: every artifact `url` names its digest, or neither the index nor the artifacts may be cached",
+            "Put each artifact's digest in the path of its `url` and cache those answers as `immutable` (skillpub's index names `sha256-<hex>/<name>/SKILL.md`), and send the index with `Cache-Control: no-cache` and an `ETag`; failing that, purge the index and every artifact together on each deploy.";
+
         EncodingEtagReused = "encoding.etag-reused", Fail,
             "a content-coded answer does not share its strong `ETag` with other bytes",
             "Give each coding its own `ETag`; a compression layer in front of fixed `ETag`s causes this.";
@@ -304,6 +308,13 @@ checks! {
         ok revalidates(etag: &str) => "ETag {etag} revalidates with 304";
         problem not_revalidated(etag: &str, status: StatusCode) =>
             "the index sends ETag {etag} but answers {status} to If-None-Match with it, not 304";
+
+        ok addressed_urls(count: usize) =>
+            "every artifact url ({count}) names its digest, so no cache can pair the index with other bytes";
+        ok nothing_cached() =>
+            "neither the index nor the artifacts may be cached (no-cache, no-store, or no lifetime given), so no cache pairs them with other bytes";
+        problem mismatch_window(seconds: u64, index: u64, artifacts: usize, longest: u64) =>
+            "for up to {seconds} s after a deploy a cache can pair an index with other bytes than its digests name, and clients drop the skill: the index may be cached for {index} s, and {artifacts} artifacts whose url does not name their digest for up to {longest} s";
 
         ok own_etag(coding: &str, etag: &str) => "Content-Encoding {coding} with its own ETag {etag}";
         ok no_strong_etag(coding: &str) => "Content-Encoding {coding}, with no strong ETag to share";

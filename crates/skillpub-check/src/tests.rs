@@ -54,7 +54,7 @@ fn the_docs_table_is_the_table_of_kinds() {
 
 #[test]
 fn codes_are_unique_lowercase_subject_dot_check() {
-    const SUBJECTS: [&str; 10] = [
+    const SUBJECTS: [&str; 11] = [
         "target",
         "discovery",
         "fetch",
@@ -63,6 +63,7 @@ fn codes_are_unique_lowercase_subject_dot_check() {
         "archive",
         "skill",
         "site",
+        "cache",
         "encoding",
         "run",
     ];

@@ -64,11 +64,11 @@ fn the_tree_holds_every_artifact_byte_for_byte() {
     assert!(ok, "{stderr}");
     let catalog = catalog(true, true);
     let mut count = 0;
-    for artifact in catalog.artifacts() {
-        let file = out.path().join(artifact.path().trim_start_matches('/'));
+    for (path, artifact) in catalog.served() {
+        let file = out.path().join(path.trim_start_matches('/'));
         let bytes = std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-        assert!(bytes == artifact.bytes().as_ref(), "{}", artifact.path());
-        assert_eq!(Digest::of(&bytes), artifact.digest(), "{}", artifact.path());
+        assert!(bytes == artifact.bytes().as_ref(), "{path}");
+        assert_eq!(Digest::of(&bytes), artifact.digest(), "{path}");
         count += 1;
     }
     // And what the router serves for the same folder, path by path.
@@ -76,28 +76,27 @@ fn the_tree_holds_every_artifact_byte_for_byte() {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();
-    for artifact in catalog.artifacts() {
+    for (path, _) in catalog.served() {
         use tower::ServiceExt;
-        let request = axum::http::Request::get(artifact.path())
+        let request = axum::http::Request::get(path)
             .body(axum::body::Body::empty())
             .unwrap();
         let response = runtime.block_on(router.clone().oneshot(request)).unwrap();
         let served = runtime
             .block_on(axum::body::to_bytes(response.into_body(), usize::MAX))
             .unwrap();
-        let file = std::fs::read(out.path().join(artifact.path().trim_start_matches('/'))).unwrap();
-        assert!(
-            served == file,
-            "{} differs from what the router serves",
-            artifact.path()
-        );
+        let file = std::fs::read(out.path().join(path.trim_start_matches('/'))).unwrap();
+        assert!(served == file, "{path} differs from what the router serves");
     }
     let on_disk = walk(&out.path().join(".well-known")).len();
     assert_eq!(on_disk, count, "nothing more, nothing less");
     assert!(out.path().join("skillpub.nginx.conf").is_file());
     let headers = std::fs::read_to_string(out.path().join("_headers")).unwrap();
-    assert!(headers.contains("/.well-known/agent-skills/write-skill-md/SKILL.md\n  Content-Type: text/markdown; charset=utf-8"));
-    assert!(headers.contains("/.well-known/agent-skills/*\n  cache-control: public, max-age=300"));
+    assert!(headers.contains("/.well-known/agent-skills/write-skill-md/SKILL.md\n  Content-Type: text/markdown; charset=utf-8\n  Cache-Control: public, no-cache, no-transform\n"), "{headers}");
+    assert!(
+        headers.contains("/.well-known/agent-skills/*\n  access-control-allow-origin: *\n"),
+        "{headers}"
+    );
 }
 
 fn walk(root: &Path) -> Vec<PathBuf> {
@@ -132,7 +131,13 @@ fn url_styles_and_origins_are_as_in_the_core_options() {
     assert!(ok, "{stderr}");
     let index =
         std::fs::read_to_string(out.path().join(".well-known/agent-skills/index.json")).unwrap();
-    assert!(index.contains("\"url\": \"https://skills.example.com/.well-known/agent-skills/write-skill-md/SKILL.md\""), "{index}");
+    let hex = catalog(false, false)
+        .get("write-skill-md")
+        .unwrap()
+        .skill_md()
+        .digest()
+        .hex();
+    assert!(index.contains(&format!("\"url\": \"https://skills.example.com/.well-known/agent-skills/sha256-{hex}/write-skill-md/SKILL.md\"")), "{index}");
 
     let (ok, _, stderr) = export(
         EXAMPLES,
@@ -330,28 +335,38 @@ fn two_exports_at_once_never_mix_and_leave_no_staging_folder() {
                 String::from_utf8_lossy(&output.stderr)
             );
         }
-        // The tree and both configuration files name the same skills: all from one run.
-        let parts = [
-            ".well-known/agent-skills/index.json",
-            "skillpub.nginx.conf",
-            "_headers",
-        ]
-        .map(|part| std::fs::read_to_string(out.path().join(part)).unwrap());
-        let alpha_won = parts[0].contains("/alpha-0/SKILL.md");
-        for (part, text) in parts.iter().enumerate() {
-            assert_eq!(
-                text.contains("/alpha-99/SKILL.md"),
-                alpha_won,
-                "part {part}"
-            );
-            assert_eq!(text.contains("/beta-0/SKILL.md"), !alpha_won, "part {part}");
+        // The tree and both configuration files name the same skills: all from one run. (The
+        // addressed files the earlier run published are kept, and `_headers` lists them; the
+        // canonical paths and the index are this run's alone.)
+        let index = std::fs::read_to_string(out.path().join(".well-known/agent-skills/index.json"))
+            .unwrap();
+        let alpha_won = index.contains("\"name\": \"alpha-0\"");
+        assert_eq!(
+            index.contains("\"name\": \"beta-0\""),
+            !alpha_won,
+            "{index}"
+        );
+        for part in ["skillpub.nginx.conf", "_headers"] {
+            let text = std::fs::read_to_string(out.path().join(part)).unwrap();
+            let canonical = |name: &str| {
+                let path = format!("/.well-known/agent-skills/{name}/SKILL.md");
+                text.contains(&format!("{path} {{")) || text.contains(&format!("{path}\n"))
+            };
+            assert_eq!(canonical("alpha-99"), alpha_won, "{part}");
+            assert_eq!(canonical("beta-0"), !alpha_won, "{part}");
         }
-        let folders = std::fs::read_dir(out.path().join(".well-known/agent-skills"))
-            .unwrap()
-            .flatten()
-            .filter(|entry| entry.path().is_dir())
-            .count();
-        assert_eq!(folders, 100);
+        let (addressed, skills): (Vec<_>, Vec<_>) =
+            std::fs::read_dir(out.path().join(".well-known/agent-skills"))
+                .unwrap()
+                .flatten()
+                .filter(|entry| entry.path().is_dir())
+                .partition(|entry| entry.file_name().to_string_lossy().starts_with("sha256-"));
+        assert_eq!(skills.len(), 100);
+        assert_eq!(
+            addressed.len(),
+            200,
+            "one addressed SKILL.md per skill of both runs: the earlier run's are kept"
+        );
         assert_eq!(staging_folders(out.path()), Vec::<String>::new());
     }
 }

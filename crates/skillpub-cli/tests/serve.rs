@@ -193,3 +193,43 @@ fn serve_refuses_an_invalid_folder_without_watch() {
     assert!(!refused.success);
     assert!(refused.stderr.contains("cannot be read"));
 }
+
+/// The `url` and `digest` of the one entry of the index that `addr` serves.
+fn entry(addr: SocketAddr) -> (String, String) {
+    let index: serde_json::Value =
+        serde_json::from_slice(&request_blocking(addr, "GET", INDEX, &[]).body).unwrap();
+    let entry = &index["skills"][0];
+    (
+        entry["url"].as_str().unwrap().to_owned(),
+        entry["digest"].as_str().unwrap().to_owned(),
+    )
+}
+
+#[test]
+fn after_a_watched_edit_the_previous_index_urls_still_answer_their_own_bytes() {
+    let (dir, greeting) = with_greeting("serve-retained", &skill_md("First words."));
+    let served = Served::start(&dir, &["--watch"]);
+    served.wait_for(INDEX, "First words.");
+    let (first_url, first_digest) = entry(served.addr);
+    std::fs::write(&greeting, skill_md("Second words.")).unwrap();
+    served.expect_message("reloaded");
+    served.wait_for(INDEX, "Second words.");
+    let (second_url, second_digest) = entry(served.addr);
+    assert_ne!(first_url, second_url, "the url names the digest");
+    // A client that read the first index before the edit still gets what it lists.
+    for (url, digest) in [(&first_url, &first_digest), (&second_url, &second_digest)] {
+        let answer = request_blocking(served.addr, "GET", url, &[]);
+        assert_eq!(answer.status, 200, "{url}: {}", answer.head);
+        assert_eq!(
+            &skillpub_core::Digest::of(&answer.body).to_string(),
+            digest,
+            "{url}"
+        );
+        assert_eq!(
+            answer.header("cache-control"),
+            Some(skillpub_axum::ADDRESSED_CACHE_CONTROL),
+            "{url}"
+        );
+    }
+    assert!(body(served.addr, SKILL_MD).contains("Second words."));
+}

@@ -53,6 +53,29 @@ impl Digest {
     pub fn hex(&self) -> String {
         hex::encode(self.0)
     }
+
+    /// Whether `hex` is exactly 64 lowercase hex digits, the form of [`hex`](Self::hex).
+    pub(crate) fn is_hex(hex: &str) -> bool {
+        hex.len() == 64 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    }
+
+    /// The digest whose 64 lowercase hex digits are `hex`; `None` for anything else.
+    pub(crate) fn from_hex(hex: &str) -> Option<Self> {
+        Self::is_hex(hex).then(|| Self::from_checked_hex(hex))
+    }
+
+    /// The digest of `hex`, which [`is_hex`](Self::is_hex) accepted.
+    pub(crate) fn from_checked_hex(hex: &str) -> Self {
+        let digit = |b: u8| match b {
+            b'0'..=b'9' => b - b'0',
+            _ => b.wrapping_sub(b'a') + 10,
+        };
+        let mut bytes = [0; 32];
+        for (byte, pair) in bytes.iter_mut().zip(hex.as_bytes().chunks_exact(2)) {
+            *byte = digit(pair[0]) << 4 | digit(pair[1]);
+        }
+        Self(bytes)
+    }
 }
 
 impl fmt::Display for Digest {
@@ -101,13 +124,7 @@ impl FromStr for Digest {
                 found,
             });
         }
-        if !hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
-            return Err(DigestParseError::NotLowercaseHex(text.to_owned()));
-        }
-        let mut bytes = [0; 32];
-        hex::decode_to_slice(hex, &mut bytes)
-            .map_err(|_| DigestParseError::NotLowercaseHex(text.to_owned()))?;
-        Ok(Self(bytes))
+        Self::from_hex(hex).ok_or_else(|| DigestParseError::NotLowercaseHex(text.to_owned()))
     }
 }
 

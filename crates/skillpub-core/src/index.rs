@@ -17,7 +17,8 @@
 //!     .build()?;
 //! let index: serde_json::Value = serde_json::from_slice(catalog.index().bytes()).unwrap();
 //! assert_eq!(index["$schema"], SCHEMA_URI);
-//! assert_eq!(index["skills"][0]["url"], "pdf.zip");
+//! let zip = catalog.get("pdf").unwrap().archive(ArchiveFormat::Zip).unwrap();
+//! assert_eq!(index["skills"][0]["url"], format!("sha256-{}/pdf.zip", zip.digest().hex()));
 //! # Ok::<(), skillpub_core::Errors>(())
 //! ```
 
@@ -84,6 +85,11 @@ impl fmt::Display for ArtifactKind {
 
 /// How the index writes each entry's `url`.
 ///
+/// The `url` names the artifact's addressed path (`sha256-<hex>/pdf/SKILL.md` inside the
+/// folder, see [`paths::addressed_path`](crate::paths::addressed_path)) unless
+/// [`CatalogBuilder::addressed_urls`](crate::CatalogBuilder::addressed_urls) is off; the
+/// methods here write whatever path inside the folder they are given.
+///
 /// Clients resolve it against the index URL (RFC 3986), so all three reach the same file when
 /// the router is mounted at the site root. When it is nested under a prefix, tell the catalog
 /// with [`CatalogBuilder::base_path`](crate::CatalogBuilder::base_path): path-absolute and
@@ -105,17 +111,18 @@ impl fmt::Display for ArtifactKind {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum UrlStyle {
-    /// `/.well-known/agent-skills/{name}/SKILL.md`, the draft's convention (the default).
+    /// `/.well-known/agent-skills/sha256-<hex>/{name}/SKILL.md`, the form of the draft's
+    /// examples (the default).
     #[default]
     PathAbsolute,
-    /// `{name}/SKILL.md`, relative to the index.
+    /// `sha256-<hex>/{name}/SKILL.md`, relative to the index.
     Relative,
-    /// `{origin}/.well-known/agent-skills/{name}/SKILL.md`.
+    /// `{origin}/.well-known/agent-skills/sha256-<hex>/{name}/SKILL.md`.
     Absolute(Origin),
 }
 
 impl UrlStyle {
-    /// The `url` of a skill's `SKILL.md` in this style.
+    /// The `url` of a skill's `SKILL.md` at its canonical path in this style.
     #[must_use]
     pub fn skill_md_url(&self, name: &str) -> String {
         self.url(&format!("{name}/SKILL.md"))

@@ -53,7 +53,7 @@
 //! | [`digest`] | the `sha256:` form of digests and its parse errors |
 //! | [`archive`] | the deterministic gzip compressor, for HTTP variants |
 //! | [`origin`] | public origins for absolute URLs |
-//! | [`live`] | what servers register on a live catalog to prepare their answers |
+//! | [`live`] | what servers register on a live catalog to prepare their answers, and what it retains of replaced catalogs |
 //! | [`security`] | credentials in a skill's files (`security.secret`), and how a skill suppresses a finding of the review |
 //! | [`folder`](folder/index.html) | reading a skills folder from disk (feature `fs`) |
 //!
@@ -74,6 +74,29 @@
 //!
 #![doc = include_str!("docs/codes.md")]
 //!
+//! # Addressed URLs
+//!
+//! Each `SKILL.md` and archive is published at two paths: its canonical one
+//! (`/.well-known/agent-skills/pdf/SKILL.md`, the draft's convention, whose bytes change with
+//! the skill) and its addressed one, with the segment `sha256-<hex>/` of its digest after the
+//! folder (`/.well-known/agent-skills/sha256-<hex>/pdf/SKILL.md`), whose bytes never change.
+//! The index names the addressed one by default ([`CatalogBuilder::addressed_urls`]), so that no
+//! cache, however long it keeps an answer, can pair an index with other bytes than the digests
+//! it lists. The rule is [`paths::addressed_path`] and [`paths::AddressedPath`];
+//! [`Artifact::addressed_path`](catalog::Artifact::addressed_path) gives each artifact's,
+//! [`Catalog::served`] every path to answer and [`Catalog::addressed`] the artifact at one.
+//!
+//! ```
+//! let catalog = skillpub_core::Catalog::new([skillpub_core::Skill::from_static(
+//!     "---\nname: pdf\ndescription: Reads PDFs.\n---\n",
+//! )])?;
+//! let skill_md = catalog.get("pdf").unwrap().skill_md();
+//! let addressed = format!("/.well-known/agent-skills/sha256-{}/pdf/SKILL.md", skill_md.digest().hex());
+//! assert_eq!(catalog.get("pdf").unwrap().url(), addressed);
+//! assert_eq!(catalog.addressed(&addressed), Some(skill_md));
+//! # Ok::<(), skillpub_core::Errors>(())
+//! ```
+//!
 //! # Nesting under a prefix
 //!
 //! A router mounted under a path prefix (axum's `nest("/tenant", ..)`) serves the same paths,
@@ -87,8 +110,9 @@
 //!     .skill(skillpub_core::Skill::from_static("---\nname: pdf\ndescription: Reads PDFs.\n---\n"))
 //!     .base_path("/tenant")
 //!     .build()?;
-//! assert_eq!(catalog.get("pdf").unwrap().url(), "/tenant/.well-known/agent-skills/pdf/SKILL.md");
-//! assert_eq!(catalog.get("pdf").unwrap().skill_md_path(), "/.well-known/agent-skills/pdf/SKILL.md");
+//! let pdf = catalog.get("pdf").unwrap();
+//! assert_eq!(pdf.url(), format!("/tenant{}", pdf.skill_md().addressed_path().unwrap()));
+//! assert_eq!(pdf.skill_md_path(), "/.well-known/agent-skills/pdf/SKILL.md");
 //! # Ok::<(), skillpub_core::Errors>(())
 //! ```
 //!
@@ -99,7 +123,13 @@
 //! with [`LiveCatalog::replace`]. The servers built from the handle (skillpub-axum's live and
 //! per-host routers, skillpub-mcp's live service) prepare their answers for a catalog before
 //! it is swapped in, and answer every request from one [`Snapshot`](live::Snapshot); a
-//! replaced snapshot is freed when the last request that loaded it ends. The example on
+//! replaced snapshot is freed when the last request that loaded it ends. What a replaced
+//! catalog published at addressed paths and the new one does not is
+//! [retained](live::Retained) for a grace period within a count of catalogs
+//! ([`Retention`](live::Retention), one hour and 16 by default, set with
+//! [`LiveCatalog::with_retention`]), so that an index fetched just before a replacement still
+//! leads to its own bytes; views that serve it register with
+//! [`LiveCatalog::view_with_retained`]. The example on
 //! [`LiveCatalog`] builds a catalog from bytes held at run time with [`Skill::new`] and
 //! [`Skill::with_files`].
 //!

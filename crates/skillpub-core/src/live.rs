@@ -6,9 +6,20 @@
 //! view's current snapshot is swapped, and only then are the listeners told. A request loads
 //! one snapshot and answers from it alone, so it never mixes two catalogs; a snapshot is freed
 //! when the last request that loaded it drops it.
+//!
+//! Each snapshot also holds what is [retained](Retained) of the catalogs replaced before it
+//! (their addressed artifacts, for a grace period: [`Retention`]). When a grace period ends, a
+//! thread of the handle (started while something is retained, ended when nothing is) prepares
+//! the views that serve retained artifacts again without them, so their memory is freed
+//! without waiting for the next replacement.
+
+mod retention;
 
 use std::fmt;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, Weak};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, RwLock, Weak};
+use std::time::Instant;
+
+pub use retention::{Retained, Retention};
 
 use crate::catalog::Catalog;
 use crate::parallel;
@@ -59,8 +70,11 @@ pub struct LiveCatalog(Arc<Shared>);
 struct Shared {
     /// The catalog itself, as a view that prepares nothing.
     catalog: Arc<Cell<()>>,
-    /// Serializes replacements and the registration of views.
+    /// Serializes replacements, sweeps and the registration of views.
     writer: Mutex<Writer>,
+    retention: Retention,
+    /// The thread that frees retained artifacts at the end of their grace period.
+    sweeper: Arc<Sweeper>,
 }
 
 /// What the writer lock guards. The generation is not here: under the lock it is always
@@ -88,6 +102,7 @@ struct Writer {
 pub struct Snapshot<T> {
     catalog: Catalog,
     generation: u64,
+    retained: Arc<Retained>,
     prepared: T,
 }
 
@@ -96,6 +111,13 @@ impl<T> Snapshot<T> {
     #[must_use]
     pub fn catalog(&self) -> &Catalog {
         &self.catalog
+    }
+
+    /// What is retained of the catalogs replaced before it, as it was prepared with (see
+    /// [`LiveCatalog::view_with_retained`]).
+    #[must_use]
+    pub fn retained(&self) -> &Retained {
+        &self.retained
     }
 
     /// Which catalog of the handle this is: 0 for the one it was made with, one more for
@@ -122,28 +144,70 @@ pub struct LiveView<T> {
 /// The published snapshot of one view, how to prepare the next one, and who to tell.
 struct Cell<T> {
     current: RwLock<Arc<Snapshot<T>>>,
-    prepare: Box<dyn Fn(&Catalog) -> T + Send + Sync>,
+    prepare: Box<Prepare<T>>,
+    /// Whether `prepare` reads what is retained, so that the end of a grace period prepares
+    /// the view again.
+    retains: bool,
     listeners: Mutex<Vec<Listener<T>>>,
 }
+
+type Prepare<T> = dyn Fn(&Catalog, &Retained) -> T + Send + Sync;
 
 type Listener<T> = Box<dyn Fn(&Arc<Snapshot<T>>) + Send + Sync>;
 
 impl LiveCatalog {
-    /// A handle that serves `catalog` until it is replaced.
+    /// A handle that serves `catalog` until it is replaced, and retains the addressed
+    /// artifacts of replaced catalogs as [`Retention::default`] says (one hour, 16 catalogs).
     #[must_use]
     pub fn new(catalog: Catalog) -> Self {
+        Self::with_retention(catalog, Retention::default())
+    }
+
+    /// A handle that serves `catalog` until it is replaced, and retains the addressed
+    /// artifacts of replaced catalogs as `retention` says.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// use skillpub_core::{Catalog, LiveCatalog, live::Retention};
+    ///
+    /// let catalog = Catalog::new(Vec::<skillpub_core::Skill>::new())?;
+    /// let live = LiveCatalog::with_retention(catalog, Retention::new(Duration::from_secs(600), 4));
+    /// assert_eq!(live.retention().grace_period(), Duration::from_secs(600));
+    /// # Ok::<(), skillpub_core::Errors>(())
+    /// ```
+    #[must_use]
+    pub fn with_retention(catalog: Catalog, retention: Retention) -> Self {
         let catalog = Arc::new(Cell::new(
             Snapshot {
                 catalog,
                 generation: 0,
+                retained: Arc::default(),
                 prepared: (),
             },
-            |_: &Catalog| (),
+            Box::new(|_: &Catalog, _: &Retained| ()),
+            false,
         ));
         Self(Arc::new(Shared {
             catalog,
             writer: Mutex::new(Writer { views: Vec::new() }),
+            retention,
+            sweeper: Arc::default(),
         }))
+    }
+
+    /// How this handle retains the artifacts of replaced catalogs.
+    #[must_use]
+    pub fn retention(&self) -> Retention {
+        self.0.retention
+    }
+
+    /// What is retained now of the catalogs replaced so far (see [`Retention`]).
+    #[must_use]
+    pub fn retained(&self) -> Arc<Retained> {
+        Arc::clone(&self.0.catalog.load().retained)
     }
 
     /// The catalog being served now.
@@ -168,31 +232,106 @@ impl LiveCatalog {
     /// Replacements are serialized: two at once publish one after the other, whole.
     pub fn replace(&self, catalog: Catalog) -> Catalog {
         let mut writer = self.writer();
-        let generation = self.0.catalog.load().generation + 1;
+        let current = self.0.catalog.load();
+        let generation = current.generation + 1;
+        let retained = Arc::new(current.retained.after(
+            &current.catalog,
+            &catalog,
+            self.0.retention,
+            Instant::now(),
+        ));
+        drop(current);
+        let previous = self.publish(&mut writer, catalog, generation, retained, Announce::Yes);
+        drop(writer);
+        self.sweep_later();
+        previous
+    }
+
+    /// Prepares every view (every view that serves retained artifacts, for a sweep) for
+    /// `catalog` and `retained`, swaps them, then the handle's own snapshot, then tells the
+    /// listeners of a replacement. Returns the catalog replaced.
+    fn publish(
+        &self,
+        writer: &mut Writer,
+        catalog: Catalog,
+        generation: u64,
+        retained: Arc<Retained>,
+        announce: Announce,
+    ) -> Catalog {
         writer.views.retain(|view| view.strong_count() > 0);
-        let views: Vec<Arc<dyn Stage>> = writer.views.iter().filter_map(Weak::upgrade).collect();
+        let views: Vec<Arc<dyn Stage>> = writer
+            .views
+            .iter()
+            .filter_map(Weak::upgrade)
+            .filter(|view| announce == Announce::Yes || view.retains())
+            .collect();
+        let next = Next {
+            catalog: &catalog,
+            generation,
+            retained: &retained,
+        };
         // Each view prepares on a core of its own (a router and an MCP service, say), so a
         // replacement takes about as long as the slowest view rather than their sum.
         let threads = parallel::threads(views.len(), None);
         let mut staged: Vec<Box<dyn Staged + Send + '_>> =
-            parallel::map(views.iter().collect(), threads, |view| {
-                view.stage(&catalog, generation)
-            });
+            parallel::map(views.iter().collect(), threads, |view| view.stage(&next));
         // The old snapshots are dropped after the writer lock is released: freeing a large
         // catalog takes time that no replacement or reader should wait for.
         let replaced: Vec<Box<dyn Send>> = staged.iter_mut().map(|view| view.publish()).collect();
         let previous = self.0.catalog.swap(Arc::new(Snapshot {
             catalog,
             generation,
+            retained,
             prepared: (),
         }));
-        for view in &staged {
-            view.announce();
+        if announce == Announce::Yes {
+            for view in &staged {
+                view.announce();
+            }
         }
         drop(staged);
-        drop(writer);
         drop(replaced);
         previous.catalog.clone()
+    }
+
+    /// Frees what is retained past its grace period, if anything is: the views that serve
+    /// retained artifacts are prepared again without them (the catalog and its generation
+    /// stay, and no listener is told).
+    fn sweep(&self, now: Instant) {
+        let mut writer = self.writer();
+        let current = self.0.catalog.load();
+        if let Some(pruned) = current.retained.pruned(now) {
+            let (catalog, generation) = (current.catalog.clone(), current.generation);
+            drop(current);
+            self.publish(
+                &mut writer,
+                catalog,
+                generation,
+                Arc::new(pruned),
+                Announce::No,
+            );
+        }
+    }
+
+    /// Makes sure the sweeper runs while something is retained: it waits for the end of the
+    /// next grace period, sweeps, and ends once nothing is retained. If no thread can be
+    /// started, retained artifacts still stop being served at the end of their grace period
+    /// (views check it) and are freed at the next replacement.
+    fn sweep_later(&self) {
+        if self.0.catalog.load().retained.is_empty() {
+            return;
+        }
+        let mut state = lock(&self.0.sweeper.state);
+        if state.running {
+            self.0.sweeper.wake.notify_one();
+            return;
+        }
+        let shared = Arc::downgrade(&self.0);
+        let sweeper = Arc::clone(&self.0.sweeper);
+        let started = std::thread::Builder::new()
+            .name("skillpub-retention".to_owned())
+            .spawn(move || sweeper.run(&shared));
+        state.running = started.is_ok();
     }
 
     /// Registers a view: `prepare` runs now on the current catalog, and on every catalog
@@ -217,14 +356,53 @@ impl LiveCatalog {
         T: Send + Sync + 'static,
         F: Fn(&Catalog) -> T + Send + Sync + 'static,
     {
+        self.register(Box::new(move |catalog, _| prepare(catalog)), false)
+    }
+
+    /// Registers a view that also serves what is [retained](Retained) of replaced catalogs:
+    /// as [`view`](Self::view), and `prepare` gets what is retained along with the catalog;
+    /// it also runs, with the same catalog, when a grace period ends, so that what it made of
+    /// the artifacts retained until then is freed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_core::{Catalog, LiveCatalog, Skill};
+    ///
+    /// let skill = |body: &str| Skill::new(None, format!("---\nname: pdf\ndescription: Reads PDFs.\n---\n{body}\n"));
+    /// let live = LiveCatalog::new(Catalog::new([skill("v1")])?);
+    /// let old = live.catalog().get("pdf").unwrap().skill_md().addressed_path().unwrap().to_owned();
+    /// // An addressed path to the bytes it serves, with those of replaced catalogs.
+    /// let served = live.view_with_retained(|catalog, retained| {
+    ///     let current = catalog.served().map(|(path, a)| (path.to_owned(), a.bytes().clone()));
+    ///     let kept = retained.artifacts().map(|(a, _)| (a.addressed_path().unwrap().to_owned(), a.bytes().clone()));
+    ///     current.chain(kept).collect::<std::collections::HashMap<_, _>>()
+    /// });
+    /// live.replace(Catalog::new([skill("v2")])?);
+    /// assert!(served.load().prepared()[&old].ends_with(b"v1\n"));
+    /// # Ok::<(), skillpub_core::Errors>(())
+    /// ```
+    pub fn view_with_retained<T, F>(&self, prepare: F) -> LiveView<T>
+    where
+        T: Send + Sync + 'static,
+        F: Fn(&Catalog, &Retained) -> T + Send + Sync + 'static,
+    {
+        self.register(Box::new(prepare), true)
+    }
+
+    fn register<T>(&self, prepare: Box<Prepare<T>>, retains: bool) -> LiveView<T>
+    where
+        T: Send + Sync + 'static,
+    {
         let mut writer = self.writer();
         let current = self.0.catalog.load();
         let first = Snapshot {
             catalog: current.catalog.clone(),
             generation: current.generation,
-            prepared: prepare(&current.catalog),
+            retained: Arc::clone(&current.retained),
+            prepared: prepare(&current.catalog, &current.retained),
         };
-        let cell = Arc::new(Cell::new(first, prepare));
+        let cell = Arc::new(Cell::new(first, prepare, retains));
         writer.views.retain(|view| view.strong_count() > 0);
         let stage: Arc<dyn Stage> = cell.clone();
         writer.views.push(Arc::downgrade(&stage));
@@ -234,6 +412,82 @@ impl LiveCatalog {
     fn writer(&self) -> MutexGuard<'_, Writer> {
         // A panic in a view's `prepare` leaves the writer consistent: nothing was swapped.
         self.0.writer.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Whether a publication is a replacement, which listeners hear of, or a sweep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Announce {
+    Yes,
+    No,
+}
+
+/// What the views prepare for.
+struct Next<'a> {
+    catalog: &'a Catalog,
+    generation: u64,
+    retained: &'a Arc<Retained>,
+}
+
+/// The thread of a handle that frees retained artifacts when their grace period ends.
+#[derive(Default)]
+struct Sweeper {
+    state: Mutex<SweeperState>,
+    /// Wakes the thread early: the handle is gone, or a replacement changed what is retained.
+    wake: Condvar,
+}
+
+#[derive(Default)]
+struct SweeperState {
+    running: bool,
+    /// The handle is gone.
+    stopped: bool,
+}
+
+impl Sweeper {
+    /// Sweeps at the end of each grace period until nothing is retained or the handle is
+    /// dropped. It holds the handle only while it sweeps, so that waiting never keeps a
+    /// dropped handle's catalogs alive.
+    fn run(&self, shared: &Weak<Shared>) {
+        let mut state = lock(&self.state);
+        loop {
+            if state.stopped {
+                return;
+            }
+            let Some(live) = shared.upgrade().map(LiveCatalog) else {
+                state.running = false;
+                return;
+            };
+            let now = Instant::now();
+            let next = live.0.catalog.load().retained.next_end();
+            match next {
+                None => {
+                    state.running = false;
+                    return;
+                }
+                Some(end) if end <= now => {
+                    drop(state);
+                    live.sweep(now);
+                    drop(live);
+                    state = lock(&self.state);
+                }
+                Some(end) => {
+                    drop(live);
+                    state = self
+                        .wake
+                        .wait_timeout(state, end - now)
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .0;
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        lock(&self.sweeper.state).stopped = true;
+        self.sweeper.wake.notify_one();
     }
 }
 
@@ -333,10 +587,11 @@ impl<T: fmt::Debug> fmt::Debug for LiveView<T> {
 }
 
 impl<T> Cell<T> {
-    fn new(first: Snapshot<T>, prepare: impl Fn(&Catalog) -> T + Send + Sync + 'static) -> Self {
+    fn new(first: Snapshot<T>, prepare: Box<Prepare<T>>, retains: bool) -> Self {
         Self {
             current: RwLock::new(Arc::new(first)),
-            prepare: Box::new(prepare),
+            prepare,
+            retains,
             listeners: Mutex::new(Vec::new()),
         }
     }
@@ -359,8 +614,10 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// A view as the writer sees it, whatever it prepares.
 trait Stage: Send + Sync {
-    /// Prepares the snapshot of `catalog`, to publish later.
-    fn stage<'a>(&'a self, catalog: &Catalog, generation: u64) -> Box<dyn Staged + Send + 'a>;
+    /// Prepares the snapshot of `next`, to publish later.
+    fn stage<'a>(&'a self, next: &Next<'_>) -> Box<dyn Staged + Send + 'a>;
+    /// Whether it serves retained artifacts.
+    fn retains(&self) -> bool;
 }
 
 /// A prepared snapshot waiting for its swap.
@@ -372,15 +629,20 @@ trait Staged {
 }
 
 impl<T: Send + Sync + 'static> Stage for Cell<T> {
-    fn stage<'a>(&'a self, catalog: &Catalog, generation: u64) -> Box<dyn Staged + Send + 'a> {
+    fn stage<'a>(&'a self, next: &Next<'_>) -> Box<dyn Staged + Send + 'a> {
         Box::new(Pending {
             cell: self,
             snapshot: Arc::new(Snapshot {
-                catalog: catalog.clone(),
-                generation,
-                prepared: (self.prepare)(catalog),
+                catalog: next.catalog.clone(),
+                generation: next.generation,
+                retained: Arc::clone(next.retained),
+                prepared: (self.prepare)(next.catalog, next.retained),
             }),
         })
+    }
+
+    fn retains(&self) -> bool {
+        self.retains
     }
 }
 
@@ -537,6 +799,83 @@ mod tests {
         }
         replacing.join().unwrap();
         assert!(views.iter().all(|view| view.load().prepared() == &["b"]));
+    }
+
+    /// A catalog with one skill, `pdf`, whose body is `body`.
+    fn pdf(body: &str) -> Catalog {
+        Catalog::new([Skill::new(
+            None,
+            format!("---\nname: pdf\ndescription: Reads PDFs.\n---\n{body}\n"),
+        )])
+        .unwrap()
+    }
+
+    fn addressed(catalog: &Catalog) -> String {
+        let skill_md = catalog.get("pdf").unwrap().skill_md();
+        skill_md.addressed_path().unwrap().to_owned()
+    }
+
+    #[test]
+    fn a_retaining_view_is_prepared_with_the_replaced_artifacts_and_a_plain_one_is_not_again() {
+        let live = LiveCatalog::new(pdf("v1"));
+        let old = addressed(&live.catalog());
+        let (sender, prepared) = mpsc::channel();
+        let retaining = live.view_with_retained(move |_, retained| {
+            let paths: Vec<String> = retained
+                .artifacts()
+                .map(|(a, _)| a.addressed_path().unwrap().to_owned())
+                .collect();
+            sender.send(paths.clone()).unwrap();
+            paths
+        });
+        let plain = live.view(names);
+        assert_eq!(prepared.try_recv().unwrap(), Vec::<String>::new());
+        live.replace(pdf("v2"));
+        assert_eq!(retaining.load().prepared(), std::slice::from_ref(&old));
+        assert_eq!(prepared.try_recv().unwrap(), std::slice::from_ref(&old));
+        assert_eq!(live.retained().len(), 1);
+        let snapshot = plain.load();
+        assert!(
+            snapshot.retained().get(&old, Instant::now()).is_some(),
+            "every snapshot holds it"
+        );
+    }
+
+    #[test]
+    fn at_the_end_of_the_grace_period_the_retained_artifacts_are_freed_without_a_replacement() {
+        let grace = std::time::Duration::from_millis(200);
+        let live = LiveCatalog::with_retention(pdf("v1"), Retention::new(grace, 4));
+        let (sender, heard) = mpsc::channel();
+        let retaining = live.view_with_retained(|_, retained| retained.len());
+        retaining.subscribe(move |snapshot| sender.send(snapshot.generation()).unwrap());
+        let old = addressed(&live.catalog());
+        live.replace(pdf("v2"));
+        assert_eq!(*retaining.load().prepared(), 1);
+        assert!(live.retained().get(&old, Instant::now()).is_some());
+        let started = Instant::now();
+        while *retaining.load().prepared() != 0 {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(30),
+                "swept after the grace period"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(live.retained().is_empty());
+        assert_eq!(live.generation(), 1, "a sweep is no replacement");
+        assert_eq!(
+            heard.try_iter().collect::<Vec<_>>(),
+            [1],
+            "and no listener hears of it"
+        );
+        let running = || lock(&live.0.sweeper.state).running;
+        let started = Instant::now();
+        while running() {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(30),
+                "the sweeper ends"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
     }
 
     #[test]

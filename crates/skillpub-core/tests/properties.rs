@@ -449,11 +449,12 @@ proptest! {
         assert_eq!(entry["name"], skill.name.as_str());
         assert_eq!(entry["description"], skill.description.as_str());
         assert_eq!(entry["type"], "skill-md");
+        let hex = hex::encode(Sha256::digest(skill.text.as_bytes()));
         assert_eq!(
             entry["url"],
-            format!("{WELL_KNOWN_PATH}{}/SKILL.md", skill.name).as_str()
+            format!("{WELL_KNOWN_PATH}sha256-{hex}/{}/SKILL.md", skill.name).as_str()
         );
-        let digest = format!("sha256:{}", hex::encode(Sha256::digest(skill.text.as_bytes())));
+        let digest = format!("sha256:{hex}");
         assert_eq!(entry["digest"], digest.as_str());
         assert_eq!(catalog.index().path(), INDEX_PATH);
     }
@@ -481,14 +482,15 @@ proptest! {
             .unwrap_or_else(|errors| panic!("{errors}"));
         let published = &catalog.skills()[0];
         let archive = published.archive(format).expect("an archive is built");
-        let hashed = format!("sha256:{}", hex::encode(Sha256::digest(archive.bytes())));
+        let hex = hex::encode(Sha256::digest(archive.bytes()));
+        let hashed = format!("sha256:{hex}");
         let index: Value = serde_json::from_slice(catalog.index().bytes()).unwrap();
         assert_eq!(index["skills"][0]["type"], "archive");
         assert_eq!(index["skills"][0]["digest"], hashed.as_str());
         let suffix = if zip { ".zip" } else { TAR_GZ_SUFFIX };
         assert_eq!(
             index["skills"][0]["url"],
-            format!("{WELL_KNOWN_PATH}{}{suffix}", skill.name).as_str()
+            format!("{WELL_KNOWN_PATH}sha256-{hex}/{}{suffix}", skill.name).as_str()
         );
         for artifact in published.artifacts() {
             let hashed = format!("sha256:{}", hex::encode(Sha256::digest(artifact.bytes())));

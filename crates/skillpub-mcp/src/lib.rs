@@ -88,6 +88,20 @@
 //! on their session's stream after a replacement; 2026-07-28 clients follow the same with
 //! `subscriptions/listen`, in either mode.
 //!
+//! Unlike the HTTP routers, a live MCP server does not keep answering the digests a replaced
+//! catalog's `skills/list` gave. It cannot do so by URI: SEP-2640 names a file by its place
+//! (`skill://pdf/SKILL.md`, its `resources[]` siblings beside it), one URI for whatever bytes
+//! the skill has now, and lists the digest next to the URI rather than in it, so after a
+//! replacement `resources/read` of that URI returns the new bytes, and there is no URI the old
+//! ones could be read at without inventing one that no client would ask for. It need not,
+//! either: the mismatch HTTP caches create cannot arise here, since every read goes to the
+//! server itself in a session (no shared cache sits between `skills/list` and
+//! `resources/read`), and the client is told of the change
+//! (`notifications/resources/list_changed`, or `subscriptions/listen`), so a client that reads
+//! a file whose digest differs from its listing lists again and reads the files of the new
+//! one, which match. A client that verifies digests sees a mismatch only for the reads that
+//! raced a replacement, and one `skills/list` or `skills/get` repairs it.
+//!
 //! Those streams stay open for as long as their clients like, so an endpoint holds at most
 //! [`HttpOptions::with_max_streams`] of them ([`DEFAULT_MAX_STREAMS`], 512, listen and session
 //! streams together). Every event stream counts, whatever the request carries: a session's

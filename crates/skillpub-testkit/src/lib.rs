@@ -23,7 +23,8 @@
 //! | A child process stopped at the end; a server that prints its URL | [`Running`], [`Running::announced`], [`Announced`] |
 //! | A demo binary on a free port (`SKILLPUB_ADDR=127.0.0.1:0`), with the URL it printed | [`Running::demo`] |
 //! | A binary cargo built for another package or an example | [`built_binary`] |
-//! | nginx: found, configured, stopped with its workers | [`nginx_or_skip`], [`Nginx`] |
+//! | nginx: found, configured, reloaded, stopped with its workers | [`nginx_or_skip`], [`Nginx`], [`free_port`] |
+//! | nginx as a shared cache in front of an origin, counting what reaches the origin | [`Edge`], [`Freshness`] |
 //! | Node.js's `npx` | [`npx_or_skip`] |
 //! | A tool that is missing: one line, or a failure in CI | [`skip_or_fail`], [`REQUIRE_EXTERNAL`], [`find_program`] |
 //! | The proptest settings of every property test | [`property_config`] |
@@ -60,6 +61,7 @@
 //! for another tool finds it with [`find_program`] and calls [`skip_or_fail`] the same way.
 
 mod cli;
+mod edge;
 mod external;
 mod nginx;
 mod node;
@@ -71,8 +73,9 @@ mod sources;
 mod wire;
 
 pub use cli::{Cli, Outcome};
+pub use edge::{Edge, Freshness};
 pub use external::{REQUIRE_EXTERNAL, find_program, skip_or_fail};
-pub use nginx::{NGINX_PLACES, Nginx, nginx_or_skip};
+pub use nginx::{NGINX_PLACES, Nginx, free_port, nginx_or_skip};
 pub use node::npx_or_skip;
 pub use process::{Announced, Running, built_binary};
 pub use property::property_config;

@@ -86,16 +86,25 @@ impl Nginx {
     /// When nginx does not start within ten seconds (with its error log).
     #[track_caller]
     pub fn start(binary: &Path, server: &str) -> Self {
+        Self::start_with_http(binary, "", server)
+    }
+
+    /// [`Nginx::start`] with `http` too: directives for the `http` block, before the `server`
+    /// block (such as `proxy_cache_path`, a `map`, or a second `server` on a port of its own,
+    /// which [`free_port`] gives).
+    ///
+    /// # Panics
+    ///
+    /// As [`Nginx::start`].
+    #[track_caller]
+    pub fn start_with_http(binary: &Path, http: &str, server: &str) -> Self {
         let prefix = Scratch::new("nginx");
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|listener| listener.local_addr())
-            .expect("a free port of 127.0.0.1")
-            .port();
+        let port = free_port();
         let dir = prefix.arg();
         let conf = format!(
-            "worker_processes 1;\ndaemon off;\nmaster_process on;\npid {dir}/nginx.pid;\nerror_log {dir}/error.log;\nevents {{ worker_connections 64; }}\n\
+            "worker_processes 1;\ndaemon off;\nmaster_process on;\npid {dir}/nginx.pid;\nerror_log {dir}/error.log;\nevents {{ worker_connections 256; }}\n\
              http {{\n  access_log off;\n  client_body_temp_path {dir}/body;\n  proxy_temp_path {dir}/proxy;\n  fastcgi_temp_path {dir}/fastcgi;\n  uwsgi_temp_path {dir}/uwsgi;\n  scgi_temp_path {dir}/scgi;\n  include /etc/nginx/mime.types;\n  default_type application/octet-stream;\n\
-             server {{\n    listen 127.0.0.1:{port};\n    {server}\n  }}\n}}\n"
+             {http}\n  server {{\n    listen 127.0.0.1:{port};\n    {server}\n  }}\n}}\n"
         );
         prefix.write("nginx.conf", conf);
         let master = Command::new(binary)
@@ -135,6 +144,41 @@ impl Nginx {
     #[must_use]
     pub fn workers(&self) -> Vec<u32> {
         self.workers.iter().map(|(pid, _)| *pid).collect()
+    }
+
+    /// Reloads the configuration (`nginx -s reload`, as after an export) and waits until every
+    /// worker of the previous configuration has exited and a new one runs, so that every request
+    /// sent after this returns is answered with the new configuration.
+    ///
+    /// # Panics
+    ///
+    /// When that takes more than ten seconds (an invalid configuration keeps the old workers),
+    /// with the error log.
+    #[track_caller]
+    pub fn reload(&mut self) {
+        let status = Command::new(&self.binary)
+            .args(arguments(self.prefix.path()))
+            .args(["-s", "reload"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .unwrap_or_else(|error| panic!("cannot run {}: {error}", self.binary.display()));
+        assert!(status.success(), "nginx -s reload: {status}");
+        let started = Instant::now();
+        loop {
+            let now = children(self.master.id());
+            let old_left = self.workers.iter().any(|worker| now.contains(worker));
+            if !old_left && !now.is_empty() {
+                self.workers = now;
+                return;
+            }
+            assert!(
+                started.elapsed() < WITHIN,
+                "nginx did not reload: {}",
+                std::fs::read_to_string(self.prefix.path().join("error.log")).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
     }
 
     /// Quits gracefully and waits (up to ten seconds) for the master, which waits for its
@@ -178,6 +222,21 @@ impl Drop for Nginx {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// A port of 127.0.0.1 that was free a moment ago (the system picked it), for a server to
+/// listen on.
+///
+/// # Panics
+///
+/// When no port can be bound.
+#[must_use]
+#[track_caller]
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port of 127.0.0.1")
+        .port()
 }
 
 /// The command-line arguments that name an nginx's configuration and prefix.

@@ -7,23 +7,9 @@ use std::time::Duration;
 use http::header::{ACCESS_CONTROL_MAX_AGE, HeaderName};
 use http::{HeaderValue, StatusCode};
 
-use super::Policy;
-use super::method::METHODS;
 use super::prepared::Prepared;
-
-/// Default `Access-Control-Max-Age` of preflight answers: one day.
-///
-/// Browsers cap what they honour (Firefox at one day, Chromium at two hours), so a longer
-/// value changes nothing.
-///
-/// # Example
-///
-/// ```
-/// use std::time::Duration;
-///
-/// assert_eq!(skillpub_axum::DEFAULT_CORS_MAX_AGE, Duration::from_secs(86_400));
-/// ```
-pub const DEFAULT_CORS_MAX_AGE: Duration = Duration::from_secs(86_400);
+use super::settings::METHODS;
+use super::settings::Policy;
 
 /// The headers of a preflight answer besides the common ones and `Access-Control-Max-Age`,
 /// as text: a static export configures its server with the same list.

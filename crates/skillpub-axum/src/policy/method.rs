@@ -1,7 +1,7 @@
-//! Which prepared answer a request gets: `GET` and `HEAD` the artifact (after content
-//! negotiation and the conditional headers), `OPTIONS` the CORS preflight, any other method
-//! `405` with `Allow`; a path where nothing is published gets `404` for every method but
-//! `OPTIONS`.
+//! Which prepared answer a request gets: `GET` and `HEAD` the artifact at its path (after
+//! content negotiation and the conditional headers), `OPTIONS` the CORS preflight, any other
+//! method `405` with `Allow`; a path where nothing is published gets `404` for every method
+//! but `OPTIONS`.
 
 use std::convert::Infallible;
 use std::pin::Pin;
@@ -11,70 +11,52 @@ use std::task::{Context, Poll, ready};
 use axum::body::Body;
 use http::{HeaderMap, HeaderValue, Method, Request, Response};
 
-use super::Shared;
+use super::address::Address;
 use super::conditional::Condition;
 use super::deferred::Ticket;
 use super::prepared::Prepared;
-use super::resource::{Resource, Selected, Unavailable};
+use super::resource::{Resource, Selected, Unavailable, Variant};
+use super::shared::Shared;
+use super::table::{Hit, Table};
 use crate::coding::Coding;
 
-/// The methods every route answers, as text.
-pub(super) const METHODS: &str = "GET, HEAD, OPTIONS";
-
-/// The methods every route answers, as the `Allow` and `Access-Control-Allow-Methods` value.
-pub const ALLOWED_METHODS: HeaderValue = HeaderValue::from_static(METHODS);
-
-/// The service of one path under the folders: the answers of a published artifact, or of
-/// a path where nothing is published.
+/// The service of the folders for one catalog: each path to the answers the table has there,
+/// or to those of a path where nothing is published.
 #[derive(Debug, Clone)]
 pub(crate) struct Answers {
-    resource: Option<Arc<Resource>>,
+    table: Arc<Table>,
     shared: Arc<Shared>,
 }
 
 impl Answers {
-    /// The answers of a path that publishes `resource`.
-    pub(crate) fn published(resource: Arc<Resource>, shared: Arc<Shared>) -> Self {
-        Self {
-            resource: Some(resource),
-            shared,
-        }
-    }
-
-    /// The answers of a path under the folders where nothing is published.
-    pub(crate) fn unpublished(shared: Arc<Shared>) -> Self {
-        Self {
-            resource: None,
-            shared,
-        }
+    /// The answers of `table`.
+    pub(crate) fn new(table: Arc<Table>, shared: Arc<Shared>) -> Self {
+        Self { table, shared }
     }
 }
 
-/// Answers `request` on a path that publishes `resource` (`None` where nothing is
+/// Answers `request` on a path that publishes what `hit` says (`None` where nothing is
 /// published): every router's one way to pick a prepared answer. The answer is ready at once,
 /// unless it is an encoded variant not made yet: the future then waits for the encoder to
 /// make it, without holding the thread it runs on.
 // Inlined (with `Answer::poll`): about 100 instructions fewer on every request, counted with
 // callgrind.
 #[inline]
-pub(crate) fn answer<B>(
-    resource: Option<&Arc<Resource>>,
-    shared: &Arc<Shared>,
-    request: Request<B>,
-) -> Answer {
+pub(crate) fn answer<B>(hit: Option<Hit<'_>>, shared: &Arc<Shared>, request: Request<B>) -> Answer {
     let method = request.method();
     match pick(
-        resource,
+        hit,
         shared,
         method,
         request.headers(),
         Unavailable::default(),
     ) {
-        Pick::Ready(prepared) => Answer(State::Ready(Some(prepared.response(method)))),
-        Pick::Pending(resource, coding) => {
+        Pick::Ready(ready) => Answer(State::Ready(Some(ready.response(shared, method)))),
+        Pick::Pending(resource, address, coding) => {
             let (parts, _) = request.into_parts();
             Answer(State::Waiting(Box::new(Waiting {
                 resource: Arc::clone(resource),
+                address: address.map(Clone::clone),
                 shared: Arc::clone(shared),
                 method: parts.method,
                 headers: parts.headers,
@@ -88,38 +70,64 @@ pub(crate) fn answer<B>(
 
 /// The answer a request gets, or the variant it waits for.
 enum Pick<'a> {
-    Ready(&'a Prepared),
+    Ready(Ready<'a>),
     /// The variant of `resource` in this coding, not made yet.
-    Pending(&'a Arc<Resource>, Coding),
+    Pending(&'a Arc<Resource>, Address<&'a HeaderValue>, Coding),
+}
+
+/// An answer that can be sent at once.
+enum Ready<'a> {
+    /// One of the answers every path shares (errors, preflight).
+    Shared(&'a Prepared),
+    /// The `200` of a variant.
+    Ok(&'a Resource, &'a Variant, Address<&'a HeaderValue>),
+    /// The `304` of a variant.
+    NotModified(&'a Resource, &'a Variant, Address<&'a HeaderValue>),
+}
+
+impl Ready<'_> {
+    fn response(&self, shared: &Shared, method: &Method) -> Response<Body> {
+        match *self {
+            Self::Shared(prepared) => prepared.response(method),
+            Self::Ok(resource, variant, address) => {
+                shared.templates.ok(resource, variant, address, method)
+            }
+            Self::NotModified(resource, variant, address) => {
+                shared.templates.not_modified(resource, variant, address)
+            }
+        }
+    }
 }
 
 fn pick<'a>(
-    resource: Option<&'a Arc<Resource>>,
+    hit: Option<Hit<'a>>,
     shared: &'a Shared,
     method: &Method,
     headers: &HeaderMap,
     unavailable: Unavailable,
 ) -> Pick<'a> {
-    Pick::Ready(match (resource, method) {
+    Pick::Ready(match (hit, method) {
         // A preflight asks whether the method is allowed, not whether the path exists;
         // the request that follows it gets the 404, readable by the page thanks to CORS.
-        (_, &Method::OPTIONS) => &shared.preflight,
-        (None, _) => &shared.not_found,
-        (Some(resource), &Method::GET | &Method::HEAD) => {
+        (_, &Method::OPTIONS) => Ready::Shared(&shared.preflight),
+        (None, _) => Ready::Shared(&shared.not_found),
+        (Some(Hit { resource, address }), &Method::GET | &Method::HEAD) => {
             // Negotiation first: preconditions only apply to what would be a 2xx
             // (RFC 9110, 13.2.1).
             let variant = match resource.select(headers, unavailable) {
                 Selected::Variant(variant) => variant,
-                Selected::NotAcceptable => return Pick::Ready(&shared.not_acceptable),
-                Selected::Pending(coding) => return Pick::Pending(resource, coding),
+                Selected::NotAcceptable => {
+                    return Pick::Ready(Ready::Shared(&shared.not_acceptable));
+                }
+                Selected::Pending(coding) => return Pick::Pending(resource, address, coding),
             };
-            match Condition::of(headers, &variant.etag) {
-                Condition::Send => &variant.ok,
-                Condition::NotModified => &variant.not_modified,
-                Condition::Failed => &shared.precondition_failed,
+            match Condition::of(headers, variant.etag.as_bytes()) {
+                Condition::Send => Ready::Ok(resource, variant, address),
+                Condition::NotModified => Ready::NotModified(resource, variant, address),
+                Condition::Failed => Ready::Shared(&shared.precondition_failed),
             }
         }
-        (Some(_), _) => &shared.method_not_allowed,
+        (Some(_), _) => Ready::Shared(&shared.method_not_allowed),
     })
 }
 
@@ -140,6 +148,7 @@ enum State {
 #[derive(Debug)]
 struct Waiting {
     resource: Arc<Resource>,
+    address: Address<HeaderValue>,
     shared: Arc<Shared>,
     method: Method,
     headers: HeaderMap,
@@ -171,18 +180,22 @@ impl Future for Answer {
             if !made {
                 waiting.unavailable = waiting.unavailable.and(waiting.coding);
             }
+            let hit = Hit {
+                resource: &waiting.resource,
+                address: waiting.address.as_ref(),
+            };
             let pick = pick(
-                Some(&waiting.resource),
+                Some(hit),
                 &waiting.shared,
                 &waiting.method,
                 &waiting.headers,
                 waiting.unavailable,
             );
             match pick {
-                Pick::Ready(prepared) => {
-                    return Poll::Ready(Ok(prepared.response(&waiting.method)));
+                Pick::Ready(ready) => {
+                    return Poll::Ready(Ok(ready.response(&waiting.shared, &waiting.method)));
                 }
-                Pick::Pending(_, coding) => waiting.coding = coding,
+                Pick::Pending(_, _, coding) => waiting.coding = coding,
             }
         }
     }
@@ -206,6 +219,7 @@ impl<B> tower::Service<Request<B>> for Answers {
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        answer(self.resource.as_ref(), &self.shared, request)
+        let hit = self.table.get(request.uri().path());
+        answer(hit, &self.shared, request)
     }
 }

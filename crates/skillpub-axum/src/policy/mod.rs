@@ -1,16 +1,24 @@
-//! The HTTP policy, all of it: which answer a request gets (by method, content coding and
-//! conditional headers), content types, content codings, caching, validators, CORS, error
-//! bodies, and the rules of answers without content. The router only maps paths to what is
-//! published there; everything a request can change is decided here. The crate docs list
-//! every answer (section "HTTP policy").
+//! The HTTP policy, all of it: which answer a request gets (by path, method, content coding
+//! and conditional headers), content types, content codings, caching, validators, CORS, error
+//! bodies, and the rules of answers without content. The router only hands the folders'
+//! requests to a table of prepared answers; everything a request can change is decided here.
+//! The crate docs list every answer (section "HTTP policy").
 //!
 //! Every answer is prepared here, when the router is built or, for the variants in another
 //! content coding, once on first demand, on the encoder's threads; a request only picks one.
 //! One file per concern:
 //!
+//! - `settings`: the knobs of the policy, their defaults, and the headers every answer shares;
+//! - `shared`: the answers every path of a router shares, prepared when it is built;
+//! - `table`: every path a catalog serves, canonical and addressed, to the answers of its
+//!   artifact, with those of replaced catalogs still retained; the answers shared by the
+//!   paths of the same bytes;
+//! - `address`: which of its two paths an answer is for, and the header that names the other;
 //! - `method`: the methods answered, and which prepared answer a request gets;
 //! - `resource`: the answers of one artifact, one variant per content coding, with its entity
 //!   tag;
+//! - `template`: the headers every answer of one kind shares, prepared once per router, and
+//!   how an artifact's answer is made from them;
 //! - `accept_encoding`: which content coding a request prefers;
 //! - `encoder`: the threads that make the encoded variants, off the async workers;
 //! - `deferred`: a variant being made, which requests await without blocking a thread;
@@ -20,6 +28,7 @@
 //! - `prepared`: a prepared answer, and how answers without content (`304`, `204`) are sent.
 
 mod accept_encoding;
+mod address;
 mod conditional;
 mod cors;
 mod deferred;
@@ -28,118 +37,19 @@ mod method;
 mod prepared;
 mod rejection;
 mod resource;
+mod settings;
+mod shared;
+mod table;
+mod template;
 
-use std::time::Duration;
-
-use http::header::{CACHE_CONTROL, CONTENT_ENCODING, HeaderName};
-use http::{HeaderMap, HeaderValue};
-
-pub use cors::{DEFAULT_CORS_MAX_AGE, PREFLIGHT_HEADERS};
-pub use method::ALLOWED_METHODS;
+pub use cors::PREFLIGHT_HEADERS;
 pub(crate) use method::{Answer, Answers, answer};
-use prepared::Prepared;
 pub use rejection::Rejection;
-pub(crate) use resource::Resource;
-
-/// Default `Cache-Control` of `200`, `304` and preflight answers.
-///
-/// Five minutes bounds how long a cached index and a cached artifact can disagree after a
-/// deploy: a client that holds an old index and fetches a new `SKILL.md` (or the reverse)
-/// sees a digest mismatch and drops the skill until both expire.
-///
-/// # Example
-///
-/// ```
-/// use http::HeaderValue;
-/// use skillpub_axum::{DEFAULT_CACHE_CONTROL, RouterBuilder};
-///
-/// assert_eq!(DEFAULT_CACHE_CONTROL, "public, max-age=300");
-/// // The builder takes a `HeaderValue`; `from_static` makes one, in a `const` too.
-/// let catalog = skillpub_core::Catalog::new(Vec::<skillpub_core::Skill>::new())?;
-/// let skills: axum::Router = RouterBuilder::new(catalog)
-///     .cache_control(HeaderValue::from_static(DEFAULT_CACHE_CONTROL))
-///     .build();
-/// # Ok::<(), skillpub_core::Errors>(())
-/// ```
-pub const DEFAULT_CACHE_CONTROL: &str = "public, max-age=300";
-
-/// Default `Cache-Control` of error answers (`404`, `405`, `406`, `412`): short, so that a
-/// skill added by a deploy is not hidden behind a cached `404`.
-pub const DEFAULT_ERROR_CACHE_CONTROL: &str = "public, max-age=10";
-
-/// The headers every answer carries besides `Cache-Control` and `Content-Encoding`, as text:
-/// CORS, `nosniff`, and a CSP that sandboxes everything, because nothing served here is a page
-/// (an SVG, XML or HTML file opened in a browser must not run script on the publishing site).
-/// A static export configures its server with the same list.
-/// Names are lowercase, as `http` stores them; HTTP header names are case-insensitive.
-pub const COMMON_HEADERS: [(&str, &str); 4] = [
-    ("access-control-allow-origin", "*"),
-    ("access-control-expose-headers", "ETag"),
-    ("x-content-type-options", "nosniff"),
-    ("content-security-policy", "default-src 'none'; sandbox"),
-];
-
-/// `Vary` of every answer whose bytes depend on `Accept-Encoding`.
-const VARY_ACCEPT_ENCODING: HeaderValue = HeaderValue::from_static("Accept-Encoding");
-
-/// `Content-Encoding` of every answer that is not encoded: "no encoding" (RFC 9110, 12.5.3).
-/// A compression layer outside the router leaves a response that has a `Content-Encoding`
-/// alone (tower-http's `CompressionLayer`, nginx's `gzip`), so it never sends other bytes
-/// under the router's strong `ETag` or makes a `HEAD` differ from its `GET`.
-const IDENTITY: HeaderValue = HeaderValue::from_static("identity");
-
-/// The header policy's settings; see [`RouterBuilder`](crate::RouterBuilder) for each.
-#[derive(Debug, Clone)]
-pub(crate) struct Policy {
-    pub(crate) cache_control: HeaderValue,
-    pub(crate) error_cache_control: HeaderValue,
-    pub(crate) cors_max_age: Duration,
-}
-
-impl Default for Policy {
-    fn default() -> Self {
-        Self {
-            cache_control: const { HeaderValue::from_static(DEFAULT_CACHE_CONTROL) },
-            error_cache_control: const { HeaderValue::from_static(DEFAULT_ERROR_CACHE_CONTROL) },
-            cors_max_age: DEFAULT_CORS_MAX_AGE,
-        }
-    }
-}
-
-/// The answers that do not depend on the artifact.
-#[derive(Debug)]
-pub(crate) struct Shared {
-    not_found: Prepared,
-    method_not_allowed: Prepared,
-    precondition_failed: Prepared,
-    not_acceptable: Prepared,
-    preflight: Prepared,
-}
-
-impl Policy {
-    /// Prepares the answers that every path shares.
-    pub(crate) fn shared(&self) -> Shared {
-        Shared {
-            not_found: self.error(Rejection::NotFound),
-            method_not_allowed: self.error(Rejection::MethodNotAllowed),
-            precondition_failed: self.error(Rejection::PreconditionFailed),
-            not_acceptable: self.error(Rejection::NotAcceptable),
-            preflight: self.preflight(),
-        }
-    }
-
-    /// The headers on every answer: caching, CORS, `nosniff`, a sandboxing CSP, and
-    /// `Content-Encoding: identity` (an encoded variant replaces it).
-    fn common(&self, cache_control: &HeaderValue) -> HeaderMap {
-        let mut headers = HeaderMap::with_capacity(12);
-        headers.insert(CACHE_CONTROL, cache_control.clone());
-        headers.insert(CONTENT_ENCODING, IDENTITY);
-        for (name, value) in COMMON_HEADERS {
-            headers.insert(
-                HeaderName::from_static(name),
-                HeaderValue::from_static(value),
-            );
-        }
-        headers
-    }
-}
+pub use settings::ALLOWED_METHODS;
+pub(crate) use settings::Policy;
+pub use settings::{
+    ADDRESSED_CACHE_CONTROL, COMMON_HEADERS, DEFAULT_CACHE_CONTROL, DEFAULT_CORS_MAX_AGE,
+    DEFAULT_ERROR_CACHE_CONTROL,
+};
+pub(crate) use shared::Shared;
+pub(crate) use table::Table;

@@ -44,14 +44,13 @@ impl Prepared {
         }
     }
 
-    /// The headers, for an answer derived from this one.
-    pub(super) fn headers(&self) -> &HeaderMap {
-        &self.headers
-    }
-
-    /// The content; empty for an answer without content.
-    pub(super) fn content(&self) -> &[u8] {
-        self.content.as_deref().unwrap_or_default()
+    /// A response without content (a `304` or a `204`) with these headers, none of which may
+    /// be `Content-Length` (see [`without_content`](Self::without_content)).
+    pub(super) fn bodiless(status: StatusCode, headers: HeaderMap) -> Response<Body> {
+        let mut response = Response::new(Body::new(Bodiless));
+        *response.status_mut() = status;
+        *response.headers_mut() = headers;
+        response
     }
 
     /// Copies the answer into a response to `method`: the status, the header map

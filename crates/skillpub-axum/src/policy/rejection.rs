@@ -5,9 +5,9 @@ use bytes::Bytes;
 use http::header::{ALLOW, CONTENT_TYPE, VARY};
 use http::{HeaderValue, StatusCode};
 
-use super::method::{ALLOWED_METHODS, METHODS};
 use super::prepared::Prepared;
-use super::{Policy, VARY_ACCEPT_ENCODING};
+use super::settings::{ALLOWED_METHODS, METHODS};
+use super::settings::{Policy, VARY_ACCEPT_ENCODING};
 
 const JSON: HeaderValue = HeaderValue::from_static(skillpub_core::media::JSON);
 

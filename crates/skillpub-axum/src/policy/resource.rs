@@ -1,74 +1,73 @@
 //! The answers of one published artifact: a variant per content coding, each with its strong
-//! entity tag and its prepared `200` and `304`, which variant a request gets, and the making
+//! entity tag and the values of its own headers, which variant a request gets, and the making
 //! of the encoded ones.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use http::header::{CONTENT_ENCODING, CONTENT_TYPE, ETAG, VARY};
-use http::{HeaderMap, HeaderValue, StatusCode};
+use http::HeaderValue;
 use skillpub_core::Digest;
 
 use super::accept_encoding::AcceptEncoding;
 use super::deferred::{Deferred, Ticket};
 use super::encoder;
-use super::prepared::Prepared;
-use super::{Policy, VARY_ACCEPT_ENCODING};
+use super::settings::Policy;
 use crate::coding::{self, Coding};
 
-/// One representation of an artifact (its bytes in one content coding): its strong entity
-/// tag and its prepared `200` and `304`.
+/// One representation of an artifact (its bytes in one content coding): the values of the
+/// headers that are its own. The rest of its answers' headers are shared by every artifact
+/// of the same kind (see `template.rs`), so a variant costs its bytes and three values.
 #[derive(Debug)]
 pub(super) struct Variant {
     /// The quoted strong entity tag.
-    pub(super) etag: Bytes,
-    pub(super) ok: Prepared,
-    pub(super) not_modified: Prepared,
+    pub(super) etag: HeaderValue,
+    pub(super) content_length: HeaderValue,
+    pub(super) body: Bytes,
+    pub(super) coding: Coding,
 }
 
 impl Variant {
-    /// The same representation sent in `coding`: its own entity tag, `Content-Encoding`,
-    /// body and `Content-Length`; everything else as in `self`.
-    fn in_coding(&self, coding: Coding, etag: Bytes, body: Bytes) -> Self {
-        let etag_value = etag_header(&etag);
-        let content_encoding = HeaderValue::from_static(coding.token());
-        let mut ok = self.ok.headers().clone();
-        ok.insert(ETAG, etag_value.clone());
-        ok.insert(CONTENT_ENCODING, content_encoding.clone());
-        let mut not_modified = self.not_modified.headers().clone();
-        not_modified.insert(ETAG, etag_value);
-        not_modified.insert(CONTENT_ENCODING, content_encoding);
+    fn new(coding: Coding, etag: HeaderValue, body: Bytes) -> Self {
         Self {
             etag,
-            ok: Prepared::with_content(StatusCode::OK, ok, body),
-            not_modified: Prepared::without_content(StatusCode::NOT_MODIFIED, not_modified),
+            content_length: HeaderValue::from(body.len()),
+            body,
+            coding,
         }
     }
 }
 
-/// The quoted strong entity tag of an artifact's bytes in a coding: the digest
-/// (`"sha256:<hex>"`) for the bytes themselves, with the coding appended for the others
+/// The quoted strong entity tag of an artifact's bytes: the digest, `"sha256:<hex>"`.
+pub(super) fn entity_tag(digest: Digest) -> HeaderValue {
+    super::address::exact(format!("\"{digest}\"")).expect("a quoted digest is a valid header value")
+}
+
+/// The entity tag of the same bytes in `coding`: the coding appended to the identity tag
 /// (`"sha256:<hex>-br"`, `"sha256:<hex>-gzip"`, as Apache's `mod_deflate` does).
-fn entity_tag(digest: Digest, coding: Coding) -> Bytes {
-    Bytes::from(match coding {
-        Coding::Identity => format!("\"{digest}\""),
-        coding => format!("\"{digest}-{}\"", coding.token()),
-    })
+fn coded_tag(identity: &HeaderValue, coding: Coding) -> HeaderValue {
+    let quoted = identity.as_bytes();
+    let opaque = &quoted[..quoted.len().saturating_sub(1)];
+    let mut tag = Vec::with_capacity(quoted.len() + 1 + coding.token().len());
+    tag.extend_from_slice(opaque);
+    tag.push(b'-');
+    tag.extend_from_slice(coding.token().as_bytes());
+    tag.push(b'"');
+    HeaderValue::from_maybe_shared(Bytes::from(tag))
+        .expect("a quoted digest is a valid header value")
 }
 
-fn etag_header(etag: &Bytes) -> HeaderValue {
-    HeaderValue::from_maybe_shared(etag.clone()).expect("a quoted digest is a valid header value")
-}
-
-/// The answers for one published artifact: one [`Variant`] per content coding.
+/// The answers for one published artifact: its type and one [`Variant`] per content coding.
 #[derive(Debug)]
 pub(crate) struct Resource {
-    digest: Digest,
+    pub(super) content_type: HeaderValue,
     /// The bytes the digest covers, `Content-Encoding: identity`.
-    identity: Variant,
-    /// The encoded variants; `None` for media types that are never encoded (archives, images).
-    encoded: Option<Encoded>,
+    pub(super) identity: Variant,
+    /// Whether it gets encoded variants: text does; archives, images and other binaries
+    /// never do.
+    text: bool,
+    /// The encoded variants, once a request has asked for one.
+    encoded: OnceLock<Box<Encoded>>,
 }
 
 /// The brotli and gzip variants of a text artifact, each made on first demand, on an encoder
@@ -122,13 +121,33 @@ impl Unavailable {
 }
 
 impl Resource {
+    /// What identifies it: the entity tag of its bytes and their type.
+    pub(super) fn key(&self) -> (HeaderValue, HeaderValue) {
+        (self.identity.etag.clone(), self.content_type.clone())
+    }
+
+    /// Whether its answers vary on `Accept-Encoding`.
+    pub(super) fn is_text(&self) -> bool {
+        self.text
+    }
+
+    /// The 64 hex digits of its digest, as its entity tag holds them.
+    pub(super) fn hex(&self) -> &[u8] {
+        let tag = self.identity.etag.as_bytes();
+        tag.get(DIGEST_HEX).unwrap_or_default()
+    }
+
     /// The variant to answer a `GET` or `HEAD` with (RFC 9110, 12.5.3): identity for a
     /// request without `Accept-Encoding`; otherwise the acceptable coding it prefers, skipping
     /// a coding that would not make the bytes smaller while identity is acceptable, and the
     /// `unavailable` ones. [`Selected::NotAcceptable`] when the request refuses every coding
     /// this artifact has, identity included (`identity;q=0`, `*;q=0`): the answer is then
     /// `406`. [`Selected::Pending`] when the choice depends on a variant not made yet.
-    pub(super) fn select(&self, request: &HeaderMap, unavailable: Unavailable) -> Selected<'_> {
+    pub(super) fn select(
+        &self,
+        request: &http::HeaderMap,
+        unavailable: Unavailable,
+    ) -> Selected<'_> {
         let Some(accept) = AcceptEncoding::of(request) else {
             return Selected::Variant(&self.identity);
         };
@@ -147,7 +166,7 @@ impl Resource {
                 None => return Selected::Pending(coding),
                 Some(None) => {}
                 Some(Some(variant)) => {
-                    if variant.ok.content().len() < self.identity.ok.content().len() {
+                    if variant.body.len() < self.identity.body.len() {
                         return Selected::Variant(variant);
                     }
                     larger = larger.or(Some(variant));
@@ -187,10 +206,13 @@ impl Resource {
         }
     }
 
-    /// Where the variant in `coding` is kept; `None` for identity and for an artifact that is
-    /// never encoded.
+    /// Where the variant in `coding` is kept (made room for on the first look); `None` for
+    /// identity and for an artifact that is never encoded.
     fn cell(&self, coding: Coding) -> Option<&Deferred<Option<Variant>>> {
-        let encoded = self.encoded.as_ref()?;
+        if !self.text {
+            return None;
+        }
+        let encoded = self.encoded.get_or_init(Box::default);
         match coding {
             Coding::Brotli => Some(&encoded.brotli),
             Coding::Gzip => Some(&encoded.gzip),
@@ -200,11 +222,17 @@ impl Resource {
 
     /// The variant in `coding`.
     fn encode(&self, coding: Coding) -> Option<Variant> {
-        let body = coding.encode(self.identity.ok.content())?;
-        let etag = entity_tag(self.digest, coding);
-        Some(self.identity.in_coding(coding, etag, body))
+        let body = coding.encode(&self.identity.body)?;
+        Some(Variant::new(
+            coding,
+            coded_tag(&self.identity.etag, coding),
+            body,
+        ))
     }
 }
+
+/// Where the 64 hex digits sit in an entity tag: after `"sha256:`.
+const DIGEST_HEX: std::ops::Range<usize> = 8..72;
 
 /// The making of one variant, on an encoder thread. Dropped without having stored the
 /// variant (the encoder panicked, or no thread could take it), it ends the attempt without
@@ -234,33 +262,21 @@ impl Drop for Making {
 }
 
 impl Policy {
-    /// Prepares the answers for an artifact served with `content_type`. Its encoded
-    /// variants are made later, on first demand, by the encoder.
-    pub(crate) fn resource(
+    /// Prepares the answers for an artifact served with `content_type`, whose bytes have the
+    /// entity tag `etag` ([`entity_tag`] of their digest). Its encoded variants are made
+    /// later, on first demand, by the encoder.
+    pub(super) fn resource(
         &self,
         content_type: HeaderValue,
         body: Bytes,
-        digest: Digest,
+        etag: HeaderValue,
     ) -> Resource {
-        let encoded = coding::is_encoded(content_type.to_str().unwrap_or_default());
-        let etag = entity_tag(digest, Coding::Identity);
-        let mut validators = self.common(&self.cache_control);
-        validators.insert(ETAG, etag_header(&etag));
-        if encoded {
-            validators.insert(VARY, VARY_ACCEPT_ENCODING);
-        }
-
-        let mut ok = validators.clone();
-        ok.insert(CONTENT_TYPE, content_type);
-
+        let text = coding::is_encoded(content_type.to_str().unwrap_or_default());
         Resource {
-            digest,
-            identity: Variant {
-                etag,
-                ok: Prepared::with_content(StatusCode::OK, ok, body),
-                not_modified: Prepared::without_content(StatusCode::NOT_MODIFIED, validators),
-            },
-            encoded: encoded.then(Encoded::default),
+            content_type,
+            identity: Variant::new(Coding::Identity, etag, body),
+            text,
+            encoded: OnceLock::new(),
         }
     }
 }
@@ -269,15 +285,16 @@ impl Policy {
 mod tests {
     use std::task::Waker;
 
+    use http::HeaderMap;
     use http::header::ACCEPT_ENCODING;
 
     use super::*;
 
     fn text_resource() -> Arc<Resource> {
         let text = "Fill in every field of the form, then sign it.\n".repeat(40);
-        let digest = Digest::of(text.as_bytes());
+        let etag = entity_tag(Digest::of(text.as_bytes()));
         let content_type = HeaderValue::from_static(skillpub_core::media::MARKDOWN);
-        Arc::new(Policy::default().resource(content_type, Bytes::from(text), digest))
+        Arc::new(Policy::default().resource(content_type, Bytes::from(text), etag))
     }
 
     /// A making that no thread took (or that panicked) is dropped unrun: the request that
@@ -307,7 +324,10 @@ mod tests {
         let Selected::Variant(variant) = resource.select(&br, without) else {
             panic!("identity is acceptable");
         };
-        assert_eq!(variant.etag, entity_tag(resource.digest, Coding::Identity));
+        assert_eq!(
+            variant.etag,
+            entity_tag(Digest::of(&resource.identity.body))
+        );
 
         let mut ticket = None;
         let started = std::time::Instant::now();
@@ -321,6 +341,8 @@ mod tests {
         let Selected::Variant(variant) = resource.select(&br, Unavailable::default()) else {
             panic!("the variant is made");
         };
-        assert_eq!(variant.etag, entity_tag(resource.digest, Coding::Brotli));
+        let digest = Digest::of(&resource.identity.body);
+        assert_eq!(variant.etag, format!("\"{digest}-br\"").as_str());
+        assert_eq!(resource.hex(), digest.hex().as_bytes());
     }
 }

@@ -14,10 +14,10 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio::time::sleep;
 
-use super::Limits;
 use super::activity::Connections;
 use super::body::Budget;
 use super::connection;
+use super::limits::Limits;
 
 /// How many connections are reclaimed at once when `accept` fails: nginx's figure when
 /// its worker runs out of connections.

@@ -44,6 +44,7 @@ mod bind;
 mod body;
 mod connection;
 mod io;
+mod limits;
 mod signal;
 
 use std::fmt;
@@ -58,6 +59,7 @@ use tokio::net::TcpListener;
 
 use activity::Timeouts;
 pub use bind::{BindError, LISTEN_BACKLOG, bind};
+use limits::Limits;
 
 /// How long a connection may take to send a complete request head, by default.
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
@@ -550,16 +552,6 @@ impl fmt::Debug for ServeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self, f)
     }
-}
-
-/// The checked knobs.
-#[derive(Debug, Clone, Copy)]
-struct Limits {
-    timeouts: Timeouts,
-    body_budget: usize,
-    max_header_size: usize,
-    grace_period: Duration,
-    max_connections: Option<NonZeroUsize>,
 }
 
 /// The values a knob accepts, for [`ServeError::OutOfRange`].

@@ -5,6 +5,7 @@
 
 mod archives;
 mod basics;
+mod caching;
 mod codings;
 mod concurrency;
 mod grade;

@@ -5,7 +5,7 @@ use axum::Router;
 use axum::http::HeaderValue;
 use skillpub_axum::AgentSkillsLinkLayer;
 use skillpub_check::Status;
-use skillpub_core::{Catalog, Skill, paths::BasePath};
+use skillpub_core::{Catalog, Digest, Skill, paths::BasePath};
 
 use crate::site::{Lines, ORIGIN, Run, SKILL_MD, WELL_WRITTEN, check_app, entry, index};
 
@@ -24,7 +24,9 @@ async fn a_site_under_a_prefix_is_checked_under_it() {
     for target in ["/tenant", "/tenant/"] {
         let report = check_app(app.clone(), target).await;
         assert!(report.passed(), "{target}\n{report}");
-        let url = format!("{ORIGIN}/tenant/.well-known/agent-skills/greeting/SKILL.md");
+        let hex = Digest::of(SKILL_MD.as_bytes()).hex();
+        let url =
+            format!("{ORIGIN}/tenant/.well-known/agent-skills/sha256-{hex}/greeting/SKILL.md");
         let entry = report.message(Status::Ok, "greeting", "entry.fields");
         assert!(entry.contains(&url), "{entry}");
         report.line(Status::Ok, "site", "site.not-found-probe");

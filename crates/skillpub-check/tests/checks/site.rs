@@ -34,6 +34,16 @@ pub(crate) struct Answer {
     pub(crate) content_type: &'static str,
     pub(crate) body: Vec<u8>,
     pub(crate) location: Option<String>,
+    /// More headers, such as `Cache-Control`.
+    pub(crate) headers: Vec<(&'static str, String)>,
+}
+
+impl Answer {
+    /// The same answer with the header `name: value` too.
+    pub(crate) fn with(mut self, name: &'static str, value: &str) -> Self {
+        self.headers.push((name, value.to_owned()));
+        self
+    }
 }
 
 pub(crate) fn ok(content_type: &'static str, body: impl Into<Vec<u8>>) -> Answer {
@@ -42,6 +52,7 @@ pub(crate) fn ok(content_type: &'static str, body: impl Into<Vec<u8>>) -> Answer
         content_type,
         body: body.into(),
         location: None,
+        headers: Vec::new(),
     }
 }
 
@@ -74,6 +85,7 @@ impl Site {
                 content_type: "text/plain",
                 body: b"not found".to_vec(),
                 location: None,
+                headers: Vec::new(),
             },
             head_status: None,
         }
@@ -109,6 +121,9 @@ impl Site {
                 headers.insert("content-length", HeaderValue::from(answer.body.len()));
                 if let Some(location) = answer.location {
                     headers.insert("location", HeaderValue::from_str(&location).unwrap());
+                }
+                for (name, value) in answer.headers {
+                    headers.append(name, HeaderValue::from_str(&value).unwrap());
                 }
                 response
             }

@@ -55,14 +55,17 @@ impl Catalog {
 ///     .archive_format(ArchiveFormat::Zip)
 ///     .allow_unknown_fields(true)
 ///     .build()?;
-/// assert_eq!(catalog.get("a").unwrap().url(), "a/SKILL.md");
+/// let hex = catalog.get("a").unwrap().skill_md().digest().hex();
+/// assert_eq!(catalog.get("a").unwrap().url(), format!("sha256-{hex}/a/SKILL.md"));
 /// # Ok::<(), skillpub_core::Errors>(())
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct CatalogBuilder {
     skills: Vec<Skill>,
     pub(super) url_style: UrlStyle,
     pub(super) archive_format: ArchiveFormat,
+    /// Whether index `url`s name addressed paths; see [`CatalogBuilder::addressed_urls`].
+    pub(super) addressed_urls: bool,
     parser: SkillMdParser,
     pub(super) legacy_index: bool,
     pub(super) api_catalog: bool,
@@ -75,9 +78,27 @@ pub struct CatalogBuilder {
     pub(crate) skipped: Vec<Skipped>,
 }
 
+impl Default for CatalogBuilder {
+    fn default() -> Self {
+        Self {
+            skills: Vec::new(),
+            url_style: UrlStyle::default(),
+            archive_format: ArchiveFormat::default(),
+            addressed_urls: true,
+            parser: SkillMdParser::default(),
+            legacy_index: false,
+            api_catalog: false,
+            base_path: String::new(),
+            threads: None,
+            #[cfg(feature = "fs")]
+            skipped: Vec::new(),
+        }
+    }
+}
+
 impl CatalogBuilder {
-    /// An empty builder: path-absolute URLs at the site root, `.tar.gz` archives in the index,
-    /// unknown frontmatter fields refused.
+    /// An empty builder: path-absolute, addressed URLs at the site root, `.tar.gz` archives in
+    /// the index, unknown frontmatter fields refused.
     #[must_use]
     pub fn new() -> Self {
         Self::default()
@@ -102,6 +123,37 @@ impl CatalogBuilder {
     /// How the index writes `url` (default: [`UrlStyle::PathAbsolute`]).
     pub fn url_style(&mut self, style: UrlStyle) -> &mut Self {
         self.url_style = style;
+        self
+    }
+
+    /// Whether each index `url` names the [addressed path](crate::catalog::Artifact::addressed_path)
+    /// of its artifact, `sha256-<hex>/pdf/SKILL.md` rather than `pdf/SKILL.md` (default:
+    /// `true`).
+    ///
+    /// The bytes at an addressed path never change, so a cache can keep them for good and can
+    /// never pair an index with other bytes than the ones its digest names: a client that
+    /// fetched an index before a deploy either gets the bytes that index lists, or a `404` it
+    /// can retry, never a digest mismatch. Both paths are served either way, and the canonical
+    /// ones (`/.well-known/agent-skills/pdf/SKILL.md`, the draft's convention) keep serving the
+    /// current bytes for clients that build URLs by hand; turn this off only for a client
+    /// that cannot follow an index `url` as written.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_core::{Catalog, Skill};
+    ///
+    /// let skill = Skill::from_static("---\nname: pdf\ndescription: Reads PDFs.\n---\n");
+    /// let catalog = Catalog::new([skill.clone()])?;
+    /// let hex = catalog.get("pdf").unwrap().skill_md().digest().hex();
+    /// assert_eq!(catalog.get("pdf").unwrap().url(), format!("/.well-known/agent-skills/sha256-{hex}/pdf/SKILL.md"));
+    ///
+    /// let canonical = Catalog::builder().skill(skill).addressed_urls(false).build()?;
+    /// assert_eq!(canonical.get("pdf").unwrap().url(), "/.well-known/agent-skills/pdf/SKILL.md");
+    /// # Ok::<(), skillpub_core::Errors>(())
+    /// ```
+    pub fn addressed_urls(&mut self, addressed: bool) -> &mut Self {
+        self.addressed_urls = addressed;
         self
     }
 
@@ -131,7 +183,7 @@ impl CatalogBuilder {
     /// `Router::new().nest("/tenant", router)` (default: empty, the site root).
     ///
     /// Every URL written for clients carries it: each index `url` in the path-absolute
-    /// (`/tenant/.well-known/agent-skills/pdf/SKILL.md`) and absolute
+    /// (`/tenant/.well-known/agent-skills/sha256-<hex>/pdf/SKILL.md`) and absolute
     /// (`https://example.com/tenant/...`) styles, the API catalog's links and
     /// [`Catalog::index_url`] for the `Link` header. A [`UrlStyle::Relative`] `url` stays
     /// relative: it resolves against the index, which is under the prefix already. The 0.1.0
@@ -152,7 +204,8 @@ impl CatalogBuilder {
     ///
     /// let skill = Skill::from_static("---\nname: pdf\ndescription: Reads PDFs.\n---\n");
     /// let catalog = Catalog::builder().skill(skill.clone()).base_path("/tenant").build()?;
-    /// assert_eq!(catalog.get("pdf").unwrap().url(), "/tenant/.well-known/agent-skills/pdf/SKILL.md");
+    /// let skill_md = catalog.get("pdf").unwrap().skill_md();
+    /// assert_eq!(catalog.get("pdf").unwrap().url(), format!("/tenant{}", skill_md.addressed_path().unwrap()));
     /// assert_eq!(catalog.index_url(), "/tenant/.well-known/agent-skills/index.json");
     /// assert_eq!(catalog.index().path(), "/.well-known/agent-skills/index.json");
     ///

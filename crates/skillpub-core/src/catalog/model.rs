@@ -9,7 +9,9 @@ use bytes::Bytes;
 use crate::digest::Digest;
 use crate::frontmatter::Frontmatter;
 use crate::index::{ArchiveFormat, ArtifactKind};
-use crate::paths::{BasePath, LEGACY_INDEX_PATH, SKILL_MD};
+use crate::paths::{
+    self, AddressedPath, BasePath, LEGACY_INDEX_PATH, SKILL_MD, TAR_GZ_SUFFIX, ZIP_SUFFIX,
+};
 #[cfg(feature = "fs")]
 use crate::skipped::Skipped;
 
@@ -27,7 +29,10 @@ use crate::skipped::Skipped;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Artifact {
-    path: String,
+    /// Boxed, so that it holds no room to grow: a catalog keeps one for every file.
+    path: Box<str>,
+    /// The path that names the digest, for an artifact an index entry can name.
+    addressed: Option<Box<str>>,
     media_type: &'static str,
     bytes: Bytes,
     digest: Digest,
@@ -47,17 +52,26 @@ impl Artifact {
         digest: Digest,
     ) -> Self {
         Self {
-            path,
+            path: path.into_boxed_str(),
+            addressed: None,
             media_type,
             bytes,
             digest,
         }
     }
 
-    /// The same bytes, type and digest at another path (no second hash).
+    /// The same artifact, also served at its [addressed path](Self::addressed_path).
+    pub(super) fn addressed(mut self) -> Self {
+        self.addressed = paths::addressed_path(&self.path, self.digest).map(String::into_boxed_str);
+        self
+    }
+
+    /// The same bytes, type and digest at another path (no second hash), which is not
+    /// addressed.
     pub(super) fn published_at(&self, path: String) -> Self {
         Self {
-            path,
+            path: path.into_boxed_str(),
+            addressed: None,
             ..self.clone()
         }
     }
@@ -67,6 +81,34 @@ impl Artifact {
     #[must_use]
     pub fn path(&self) -> &str {
         &self.path
+    }
+
+    /// The path that names its digest, such as
+    /// `/.well-known/agent-skills/sha256-<hex>/pdf/SKILL.md` (see
+    /// [`paths::addressed_path`]): the bytes served there never change, so answers there may
+    /// be cached for good. Every `SKILL.md` and archive has one, since an index entry can name
+    /// them; the index, the supporting files, the legacy layout and the API catalog have
+    /// none. Like [`path`](Self::path), it is the path the router serves, without the
+    /// [base path](crate::CatalogBuilder::base_path).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_core::{Catalog, Skill};
+    ///
+    /// let catalog = Catalog::new([Skill::from_static("---\nname: pdf\ndescription: Reads PDFs.\n---\n")])?;
+    /// let skill_md = catalog.get("pdf").unwrap().skill_md();
+    /// let hex = skill_md.digest().hex();
+    /// assert_eq!(
+    ///     skill_md.addressed_path().unwrap(),
+    ///     format!("/.well-known/agent-skills/sha256-{hex}/pdf/SKILL.md"),
+    /// );
+    /// assert_eq!(catalog.index().addressed_path(), None);
+    /// # Ok::<(), skillpub_core::Errors>(())
+    /// ```
+    #[must_use]
+    pub fn addressed_path(&self) -> Option<&str> {
+        self.addressed.as_deref()
     }
 
     /// Its `Content-Type`.
@@ -135,7 +177,7 @@ pub struct PublishedSkill {
     pub(super) skill_md: PublishedFile,
     pub(super) files: Vec<PublishedFile>,
     pub(super) archives: Option<[Artifact; 2]>,
-    pub(super) url: String,
+    pub(super) url: Box<str>,
     /// How errors refer to the `SKILL.md` this came from.
     pub(super) file: String,
 }
@@ -195,7 +237,10 @@ impl PublishedSkill {
     }
 
     /// The `url` the index gives for this skill, with the
-    /// [base path](crate::CatalogBuilder::base_path).
+    /// [base path](crate::CatalogBuilder::base_path): the
+    /// [addressed path](Artifact::addressed_path) of its listed artifact (unless
+    /// [`CatalogBuilder::addressed_urls`](crate::CatalogBuilder::addressed_urls) is off), in
+    /// the catalog's [`UrlStyle`](crate::index::UrlStyle).
     #[must_use]
     pub fn url(&self) -> &str {
         &self.url
@@ -238,11 +283,12 @@ impl PublishedSkill {
 ///     "---\nname: greeting\ndescription: Greets the user by name.\n---\nSay hello.\n",
 /// )])?;
 /// let index: serde_json::Value = serde_json::from_slice(catalog.index().bytes()).unwrap();
-/// assert_eq!(index["skills"][0]["url"], "/.well-known/agent-skills/greeting/SKILL.md");
+/// let digest = catalog.get("greeting").unwrap().skill_md().digest();
 /// assert_eq!(
-///     index["skills"][0]["digest"],
-///     catalog.get("greeting").unwrap().skill_md().digest().to_string(),
+///     index["skills"][0]["url"],
+///     format!("/.well-known/agent-skills/sha256-{}/greeting/SKILL.md", digest.hex()),
 /// );
+/// assert_eq!(index["skills"][0]["digest"], digest.to_string());
 /// # Ok::<(), skillpub_core::Errors>(())
 /// ```
 #[derive(Debug, Clone)]
@@ -282,6 +328,65 @@ impl Catalog {
     #[must_use]
     pub fn index(&self) -> &Artifact {
         &self.0.index
+    }
+
+    /// The artifact served at the [addressed path](Artifact::addressed_path) `path`: `None`
+    /// for a path that is not addressed, or that names a digest this catalog does not serve
+    /// there (an old `SKILL.md` after an edit, say), never an artifact with other bytes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_core::{Catalog, Digest, Skill, paths::addressed_path};
+    ///
+    /// let catalog = Catalog::new([Skill::from_static("---\nname: pdf\ndescription: Reads PDFs.\n---\n")])?;
+    /// let skill_md = catalog.get("pdf").unwrap().skill_md();
+    /// let path = skill_md.addressed_path().unwrap();
+    /// assert_eq!(catalog.addressed(path), Some(skill_md));
+    /// let stale = addressed_path(skill_md.path(), Digest::of(b"older bytes")).unwrap();
+    /// assert_eq!(catalog.addressed(&stale), None);
+    /// # Ok::<(), skillpub_core::Errors>(())
+    /// ```
+    #[must_use]
+    pub fn addressed(&self, path: &str) -> Option<&Artifact> {
+        let addressed = AddressedPath::parse(path)?;
+        let relative = addressed.relative();
+        let artifact = if let Some(name) = relative.strip_suffix(TAR_GZ_SUFFIX) {
+            self.get(name)?.archive(ArchiveFormat::TarGz)?
+        } else if let Some(name) = relative.strip_suffix(ZIP_SUFFIX) {
+            self.get(name)?.archive(ArchiveFormat::Zip)?
+        } else {
+            let name = relative.strip_suffix(SKILL_MD)?.strip_suffix('/')?;
+            self.get(name)?.skill_md()
+        };
+        (artifact.addressed_path() == Some(path)).then_some(artifact)
+    }
+
+    /// Every path served and its artifact: each artifact of [`artifacts`](Self::artifacts)
+    /// at its path, then at its [addressed path](Artifact::addressed_path) when it has one.
+    /// What a server or a static export must answer, path by path.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_core::{Catalog, Skill};
+    ///
+    /// let catalog = Catalog::new([Skill::from_static("---\nname: pdf\ndescription: Reads PDFs.\n---\n")])?;
+    /// let hex = catalog.get("pdf").unwrap().skill_md().digest().hex();
+    /// let paths: Vec<&str> = catalog.served().map(|(path, _)| path).collect();
+    /// assert_eq!(paths, [
+    ///     "/.well-known/agent-skills/index.json".to_owned(),
+    ///     "/.well-known/agent-skills/pdf/SKILL.md".to_owned(),
+    ///     format!("/.well-known/agent-skills/sha256-{hex}/pdf/SKILL.md"),
+    /// ]);
+    /// # Ok::<(), skillpub_core::Errors>(())
+    /// ```
+    pub fn served(&self) -> impl Iterator<Item = (&str, &Artifact)> {
+        self.artifacts().flat_map(|artifact| {
+            std::iter::once(artifact.path())
+                .chain(artifact.addressed_path())
+                .map(move |path| (path, artifact))
+        })
     }
 
     /// Everything to serve: the index, each skill's artifacts, then the legacy 0.1.0 index and

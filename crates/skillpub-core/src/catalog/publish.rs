@@ -47,6 +47,7 @@ impl CatalogBuilder {
     fn publish(&self, checked: Checked<'_>) -> Result<PublishedSkill, Errors> {
         let (skill, reviewed) = (checked.skill, checked.reviewed);
         let mut published = published_skill(checked);
+<<<<<<< HEAD
         if reviewed.is_some() {
             let digests = published
                 .all_files()
@@ -60,17 +61,25 @@ impl CatalogBuilder {
         }
         published.archives = archives(&published, skill.built().archives)?;
         published.url = self.url(&published);
+=======
+        published.archives = archives(&published, built)?;
+        published.url = self.url(&published).into_boxed_str();
+>>>>>>> main
         Ok(published)
     }
 
-    /// The `url` the index gives a skill: its archive's, or its `SKILL.md`'s.
+    /// The `url` the index gives a skill: the addressed path of its archive or of its
+    /// `SKILL.md` (or their canonical path without addressed URLs), in the URL style.
     fn url(&self, skill: &PublishedSkill) -> String {
-        let name = skill.name();
-        let relative = match skill.archives {
-            Some(_) => format!("{name}{}", self.archive_format.suffix()),
-            None => format!("{name}/{SKILL_MD}"),
+        let listed = self.listed(skill);
+        let path = match listed.addressed_path() {
+            Some(addressed) if self.addressed_urls => addressed,
+            _ => listed.path(),
         };
-        self.url_style.url_under(&self.base_path, &relative)
+        // Every listed artifact is under the folder: its path is the folder and a relative
+        // path.
+        let relative = path.strip_prefix(WELL_KNOWN_PATH).unwrap_or(path);
+        self.url_style.url_under(&self.base_path, relative)
     }
 
     /// The rendered `index.json`.
@@ -180,7 +189,8 @@ fn published_skill(checked: Checked<'_>) -> PublishedSkill {
     let skill_md_file = PublishedFile {
         relative: SKILL_MD.to_owned(),
         mode: SKILL_MD_MODE,
-        artifact: Artifact::hashed(paths::skill_md_path(name), media::MARKDOWN, bytes, digest),
+        artifact: Artifact::hashed(paths::skill_md_path(name), media::MARKDOWN, bytes, digest)
+            .addressed(),
     };
     let mut files: Vec<PublishedFile> = skill
         .files()
@@ -193,7 +203,7 @@ fn published_skill(checked: Checked<'_>) -> PublishedSkill {
         skill_md: skill_md_file,
         files,
         archives: None,
-        url: String::new(),
+        url: Box::default(),
         file,
     }
 }
@@ -261,11 +271,13 @@ fn archive_artifacts(name: &str, [tar_gz, zip]: [Bytes; 2]) -> [Artifact; 2] {
             format!("{WELL_KNOWN_PATH}{name}{}", TAR_GZ_SUFFIX),
             media::GZIP,
             tar_gz,
-        ),
+        )
+        .addressed(),
         Artifact::new(
             format!("{WELL_KNOWN_PATH}{name}{}", ZIP_SUFFIX),
             media::ZIP,
             zip,
-        ),
+        )
+        .addressed(),
     ]
 }

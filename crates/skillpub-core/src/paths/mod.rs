@@ -1,6 +1,11 @@
 //! Where a catalog is published: the well-known paths of the discovery drafts and RFC 9727,
 //! the names and suffixes of the files under them, and the base path a router is nested under.
 //!
+//! Every artifact an index entry can name (each `SKILL.md` and archive) is served at two paths:
+//! its canonical one, which follows the draft's convention and serves the current bytes, and
+//! its [addressed](addressed_path) one, which names its digest and never changes (see
+//! [`AddressedPath`] for why the digest goes there).
+//!
 //! Every path here is the path the router serves, at the site root; a
 //! [base path](crate::CatalogBuilder::base_path) is put in front of the URLs written for
 //! clients, never into these paths, since axum's `nest` strips it before the router sees a
@@ -14,10 +19,17 @@
 //! assert_eq!(INDEX_PATH, format!("{WELL_KNOWN_PATH}index.json"));
 //! assert_eq!(paths::skill_md_path("pdf"), "/.well-known/agent-skills/pdf/SKILL.md");
 //! assert!(paths::validate_base_path("/tenant").is_ok());
+//! let digest = skillpub_core::Digest::of(b"");
+//! assert_eq!(
+//!     paths::addressed_path("/.well-known/agent-skills/pdf.zip", digest).unwrap(),
+//!     format!("/.well-known/agent-skills/sha256-{}/pdf.zip", digest.hex()),
+//! );
 //! ```
 
+mod addressed;
 pub(crate) mod base_path;
 
+pub use addressed::{ADDRESS_PREFIX, AddressedPath, address_segment, addressed_path};
 pub use base_path::{BasePath, BasePathProblem, InvalidBasePath, validate_base_path};
 
 /// The folder every artifact is published under.

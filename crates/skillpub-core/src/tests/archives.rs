@@ -173,7 +173,14 @@ fn a_multi_file_skill_is_listed_as_an_archive() {
         .archive(ArchiveFormat::TarGz)
         .unwrap();
     assert_eq!(entry["type"], "archive");
-    assert_eq!(entry["url"], "/.well-known/agent-skills/pdf.tar.gz");
+    assert_eq!(
+        entry["url"],
+        format!(
+            "/.well-known/agent-skills/sha256-{}/pdf.tar.gz",
+            tar_gz.digest().hex()
+        )
+    );
+    assert_eq!(entry["url"], tar_gz.addressed_path().unwrap());
     assert_eq!(entry["digest"], tar_gz.digest().to_string());
     assert_eq!(tar_gz.digest(), Digest::of(tar_gz.bytes()));
 
@@ -183,15 +190,18 @@ fn a_multi_file_skill_is_listed_as_an_archive() {
         .build()
         .unwrap();
     let index: serde_json::Value = serde_json::from_slice(zip_listed.index().bytes()).unwrap();
-    assert_eq!(
-        index["skills"][0]["url"],
-        "/.well-known/agent-skills/pdf.zip"
-    );
     let zip = zip_listed
         .get("pdf")
         .unwrap()
         .archive(ArchiveFormat::Zip)
         .unwrap();
+    assert_eq!(
+        index["skills"][0]["url"],
+        format!(
+            "/.well-known/agent-skills/sha256-{}/pdf.zip",
+            zip.digest().hex()
+        )
+    );
     assert_eq!(index["skills"][0]["digest"], zip.digest().to_string());
 }
 

@@ -35,20 +35,39 @@ fn artifact(catalog: &Catalog, path: &str) -> serde_json::Value {
     serde_json::from_slice(artifact.bytes()).unwrap()
 }
 
+/// `url` with `<pdf>` and `<notes>` replaced by the segments that address the listed
+/// artifacts of those skills in `catalog` (`sha256-<hex>`).
+fn addressed(catalog: &Catalog, url: &str) -> String {
+    let segment = |digest| crate::paths::address_segment(digest);
+    let pdf = catalog.get("pdf").unwrap();
+    let tar_gz = pdf
+        .archive(crate::index::ArchiveFormat::TarGz)
+        .unwrap()
+        .digest();
+    let notes = catalog.get("notes").unwrap().skill_md().digest();
+    url.replace("<pdf>", &segment(tar_gz))
+        .replace("<notes>", &segment(notes))
+}
+
 /// One line per case: URL style, base path, then the index `url` of the archive skill and of
-/// the `SKILL.md` skill, the index URL, and the API catalog's anchor and item.
+/// the `SKILL.md` skill (`<pdf>` and `<notes>` stand for the segments of their digests), the
+/// index URL, and the API catalog's anchor and item.
 macro_rules! urls {
     ($name:ident, $style:expr, $base:expr, $archive:expr, $skill_md:expr, $index:expr, $anchor:expr) => {
         #[test]
         fn $name() {
             let catalog = builder($style, $base).build().unwrap();
+            let (archive, skill_md) = (
+                addressed(&catalog, $archive),
+                addressed(&catalog, $skill_md),
+            );
             assert_eq!(catalog.base_path(), $base);
-            assert_eq!(catalog.get("pdf").unwrap().url(), $archive);
-            assert_eq!(catalog.get("notes").unwrap().url(), $skill_md);
+            assert_eq!(catalog.get("pdf").unwrap().url(), archive);
+            assert_eq!(catalog.get("notes").unwrap().url(), skill_md);
             assert_eq!(catalog.index_url(), $index);
             let index = artifact(&catalog, "/.well-known/agent-skills/index.json");
-            assert_eq!(index["skills"][0]["url"], $skill_md, "notes sorts first");
-            assert_eq!(index["skills"][1]["url"], $archive);
+            assert_eq!(index["skills"][0]["url"], skill_md, "notes sorts first");
+            assert_eq!(index["skills"][1]["url"], archive);
             let linkset = artifact(&catalog, "/.well-known/api-catalog");
             assert_eq!(linkset["linkset"][0]["anchor"], $anchor);
             assert_eq!(linkset["linkset"][0]["item"][0]["href"], $index);
@@ -60,8 +79,8 @@ urls!(
     path_absolute_at_the_root,
     UrlStyle::PathAbsolute,
     "",
-    "/.well-known/agent-skills/pdf.tar.gz",
-    "/.well-known/agent-skills/notes/SKILL.md",
+    "/.well-known/agent-skills/<pdf>/pdf.tar.gz",
+    "/.well-known/agent-skills/<notes>/notes/SKILL.md",
     "/.well-known/agent-skills/index.json",
     "/.well-known/api-catalog"
 );
@@ -69,8 +88,8 @@ urls!(
     path_absolute_under_a_prefix,
     UrlStyle::PathAbsolute,
     "/tenant",
-    "/tenant/.well-known/agent-skills/pdf.tar.gz",
-    "/tenant/.well-known/agent-skills/notes/SKILL.md",
+    "/tenant/.well-known/agent-skills/<pdf>/pdf.tar.gz",
+    "/tenant/.well-known/agent-skills/<notes>/notes/SKILL.md",
     "/tenant/.well-known/agent-skills/index.json",
     "/tenant/.well-known/api-catalog"
 );
@@ -78,8 +97,8 @@ urls!(
     path_absolute_under_a_deep_prefix,
     UrlStyle::PathAbsolute,
     "/acme/skills-v2",
-    "/acme/skills-v2/.well-known/agent-skills/pdf.tar.gz",
-    "/acme/skills-v2/.well-known/agent-skills/notes/SKILL.md",
+    "/acme/skills-v2/.well-known/agent-skills/<pdf>/pdf.tar.gz",
+    "/acme/skills-v2/.well-known/agent-skills/<notes>/notes/SKILL.md",
     "/acme/skills-v2/.well-known/agent-skills/index.json",
     "/acme/skills-v2/.well-known/api-catalog"
 );
@@ -87,8 +106,8 @@ urls!(
     relative_urls_need_no_prefix,
     UrlStyle::Relative,
     "/tenant",
-    "pdf.tar.gz",
-    "notes/SKILL.md",
+    "<pdf>/pdf.tar.gz",
+    "<notes>/notes/SKILL.md",
     "/tenant/.well-known/agent-skills/index.json",
     "/tenant/.well-known/api-catalog"
 );
@@ -96,8 +115,8 @@ urls!(
     absolute_urls_put_the_prefix_after_the_origin,
     absolute(),
     "/tenant",
-    "https://example.com/tenant/.well-known/agent-skills/pdf.tar.gz",
-    "https://example.com/tenant/.well-known/agent-skills/notes/SKILL.md",
+    "https://example.com/tenant/.well-known/agent-skills/<pdf>/pdf.tar.gz",
+    "https://example.com/tenant/.well-known/agent-skills/<notes>/notes/SKILL.md",
     "https://example.com/tenant/.well-known/agent-skills/index.json",
     "https://example.com/tenant/.well-known/api-catalog"
 );
@@ -126,10 +145,37 @@ fn a_relative_index_resolves_under_the_prefix() {
     let catalog = builder(UrlStyle::Relative, "/tenant").build().unwrap();
     let index_url = catalog.index_url();
     let base = &index_url[..=index_url.rfind('/').unwrap()];
+    let notes = catalog.get("notes").unwrap();
     assert_eq!(
-        format!("{base}{}", catalog.get("notes").unwrap().url()),
-        "/tenant/.well-known/agent-skills/notes/SKILL.md"
+        format!("{base}{}", notes.url()),
+        format!("/tenant{}", notes.skill_md().addressed_path().unwrap())
     );
+}
+
+#[test]
+fn without_addressed_urls_the_index_names_the_canonical_paths_in_every_style() {
+    for (style, base, notes) in [
+        (
+            UrlStyle::PathAbsolute,
+            "",
+            "/.well-known/agent-skills/notes/SKILL.md",
+        ),
+        (UrlStyle::Relative, "/tenant", "notes/SKILL.md"),
+        (
+            absolute(),
+            "/tenant",
+            "https://example.com/tenant/.well-known/agent-skills/notes/SKILL.md",
+        ),
+    ] {
+        let catalog = builder(style, base).addressed_urls(false).build().unwrap();
+        assert_eq!(catalog.get("notes").unwrap().url(), notes);
+        let addressed = builder(UrlStyle::PathAbsolute, base).build().unwrap();
+        assert_eq!(
+            catalog.served().map(|(path, _)| path).collect::<Vec<_>>(),
+            addressed.served().map(|(path, _)| path).collect::<Vec<_>>(),
+            "both paths are served either way"
+        );
+    }
 }
 
 /// One line per case: a base path the catalog refuses, and the problem. A `BasePath` made of
