@@ -22,12 +22,9 @@ use skillpub_client::fetch::ACCEPT_ENCODING;
 use skillpub_client::index::Version;
 use skillpub_client::{Client, ClientError, Entry, FetchError, Fetched, FetchedSkill, Transport};
 
-<<<<<<< HEAD
+use crate::freshness::{self, Exposure, Window, unix_now};
 use crate::grade::Grade;
 use crate::isitagentready::Verdict;
-=======
-use crate::freshness::{self, Exposure, Window, unix_now};
->>>>>>> main
 use crate::options::{CONCURRENT_FETCHES, CheckOptions};
 use crate::report::Lines;
 use crate::table::{CheckKind, Finding};

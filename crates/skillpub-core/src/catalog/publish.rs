@@ -46,8 +46,8 @@ impl CatalogBuilder {
     /// supporting files, and the `url` the index gives.
     fn publish(&self, checked: Checked<'_>) -> Result<PublishedSkill, Errors> {
         let (skill, reviewed) = (checked.skill, checked.reviewed);
+        let built = skill.built().archives;
         let mut published = published_skill(checked);
-<<<<<<< HEAD
         if reviewed.is_some() {
             let digests = published
                 .all_files()
@@ -59,12 +59,8 @@ impl CatalogBuilder {
                 return Err(Errors::new(secrets));
             }
         }
-        published.archives = archives(&published, skill.built().archives)?;
-        published.url = self.url(&published);
-=======
         published.archives = archives(&published, built)?;
         published.url = self.url(&published).into_boxed_str();
->>>>>>> main
         Ok(published)
     }
 
