@@ -512,7 +512,13 @@ fn nginx_with_the_snippet_passes_every_check() {
     assert!(
         checks
             .iter()
-            .all(|line| line.starts_with("ok ") || line.starts_with("aiSiteReady ")),
+            .all(|line| ["ok ", "aiSiteReady ", "isitagentready "]
+                .iter()
+                .any(|start| line.starts_with(start))),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\nisitagentready agentSkills: pass ("),
         "{stdout}"
     );
     assert!(summary.ends_with("0 warnings, 0 failed"), "{stdout}");
