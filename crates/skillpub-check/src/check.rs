@@ -5,6 +5,7 @@ use skillpub_client::{Client, Transport};
 
 use crate::grade::Grade;
 use crate::options::CheckOptions;
+use crate::private::Private;
 use crate::report::{Lines, Report};
 use crate::run::{CODED, Run};
 use crate::table::Finding;
@@ -58,7 +59,16 @@ pub fn check<T: Transport + Sync>(
     options: &CheckOptions<'_>,
 ) -> Report {
     let mut checks = Lines::default();
-    let aisiteready = Run { client, options }.all(&mut checks, target);
+    let private = Private::of(client.credentials(), target, options.private);
+    let run = Run {
+        client,
+        options,
+        private,
+    };
+    let aisiteready = run.all(&mut checks, target);
+    if let Some(private) = &run.private {
+        private.lines(&mut checks);
+    }
     Report {
         target: target.to_owned(),
         checks: checks.0,
@@ -79,7 +89,7 @@ impl<T: Transport + Sync> Run<'_, T> {
         };
         Some(match target {
             Target::Index(url) => {
-                let answer = self.client.request(&Method::GET, &url, CODED);
+                let answer = self.request(&Method::GET, &url, CODED);
                 let grade = Grade::of(&url, answer.as_ref());
                 self.index(out, answer);
                 grade

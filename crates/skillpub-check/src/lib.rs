@@ -52,6 +52,7 @@ mod grade;
 mod link;
 mod options;
 mod outcome;
+mod private;
 mod report;
 mod run;
 mod table;

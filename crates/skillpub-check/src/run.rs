@@ -21,6 +21,7 @@ use skillpub_client::{Client, ClientError, Entry, FetchError, Fetched, FetchedSk
 
 use crate::freshness::{self, Exposure, Window, unix_now};
 use crate::options::{CONCURRENT_FETCHES, CheckOptions};
+use crate::private::Private;
 use crate::report::Lines;
 use crate::table::{CheckKind, Finding};
 
@@ -65,6 +66,8 @@ const ARTIFACT: Probes = Probes {
 pub(crate) struct Run<'a, T> {
     pub(crate) client: &'a Client<T>,
     pub(crate) options: &'a CheckOptions<'a>,
+    /// What the private view must say, when the run expects one.
+    pub(crate) private: Option<Private>,
 }
 
 /// One download of the run that can go on beside the others.
@@ -76,12 +79,33 @@ enum Job<'a> {
 }
 
 impl<T: Transport + Sync> Run<'_, T> {
+    /// Sends one request through the client; its answer is judged by the private policy when
+    /// it is the private view's. Every request of the run goes through here.
+    pub(crate) fn request(
+        &self,
+        method: &Method,
+        url: &Url,
+        headers: &[(&str, &str)],
+    ) -> Result<Fetched, FetchError> {
+        let answer = self.client.request(method, url, headers);
+        if let (Some(private), Ok(answer)) = (&self.private, &answer) {
+            private.observe(method, answer);
+        }
+        answer
+    }
+
     /// Every check of an index and its entries, from the answer to its `GET`.
     pub(crate) fn index(&self, out: &mut Lines, answer: Result<Fetched, FetchError>) {
         let index_response = match answer {
             Ok(response) => response,
             Err(error) => return out.push("index", Finding::failed("GET", error)),
         };
+        if matches!(
+            index_response.status,
+            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN
+        ) {
+            return self.refused(out, &index_response);
+        }
         if !expect_ok(out, "index", INDEX, &index_response, &[JSON]) {
             return;
         }
@@ -128,6 +152,49 @@ impl<T: Transport + Sync> Run<'_, T> {
         let exposures = self.jobs(out, &jobs, &index.url);
         self.site(out, &index.url, &index_response);
         mismatch_window(out, &index_response, &exposures);
+    }
+
+    /// An index that answered 401 ("log in") or 403 ("not allowed"): a line of its own with
+    /// the challenge, a failure when a 401 has none, and one line for the checks that could
+    /// not run without the index.
+    fn refused(&self, out: &mut Lines, index: &Fetched) {
+        let (url, status) = (&index.url, index.status);
+        let sent = if self.client.credentials().is_some_and(|c| c.applies_to(url)) {
+            "to the credentials sent"
+        } else {
+            "and no credentials were sent (skillpub check --bearer-env VAR or --header 'Name: value')"
+        };
+        if status == StatusCode::FORBIDDEN {
+            out.push(
+                "index",
+                Finding::forbidden(CheckKind::AuthForbidden, url, status, sent),
+            );
+        } else {
+            let challenges: Vec<&str> = index
+                .headers
+                .get_all(http::header::WWW_AUTHENTICATE)
+                .iter()
+                .map(|value| value.to_str().unwrap_or("?"))
+                .collect();
+            let kind = CheckKind::AuthRequired;
+            if challenges.is_empty() {
+                out.push(
+                    "index",
+                    Finding::login_without_challenge(kind, url, status, sent),
+                );
+                out.push(
+                    "index",
+                    Finding::no_challenge(CheckKind::AuthChallenge, url),
+                );
+            } else {
+                let challenge = challenges.join(", ");
+                out.push(
+                    "index",
+                    Finding::login_required(kind, url, status, sent, &challenge),
+                );
+            }
+        }
+        out.push("site", Finding::not_run(CheckKind::RunNotRun, status));
     }
 
     /// Runs the downloads [`CONCURRENT_FETCHES`] at a time and appends their lines in job
@@ -183,7 +250,7 @@ impl<T: Transport + Sync> Run<'_, T> {
         url: &Url,
         headers: &[(&str, &str)],
     ) -> Option<Fetched> {
-        match self.client.request(&Method::GET, url, headers) {
+        match self.request(&Method::GET, url, headers) {
             Ok(response) => Some(response),
             Err(error) => {
                 out.push(subject, Finding::failed("GET", error));
@@ -203,7 +270,7 @@ impl<T: Transport + Sync> Run<'_, T> {
         headers: &[(&str, &str)],
     ) {
         let kind = probes.head_parity;
-        let head = match self.client.request(&Method::HEAD, &get.url, headers) {
+        let head = match self.request(&Method::HEAD, &get.url, headers) {
             Ok(head) => head,
             Err(error) => return out.push(subject, Finding::failed("HEAD", error)),
         };
@@ -232,7 +299,7 @@ impl<T: Transport + Sync> Run<'_, T> {
         let Some(etag) = coded.header("etag").filter(|etag| !etag.starts_with("W/")) else {
             return out.push(subject, Finding::no_strong_etag(kind, &coding));
         };
-        let plain = match self.client.request(&Method::GET, &coded.url, &[]) {
+        let plain = match self.request(&Method::GET, &coded.url, &[]) {
             Ok(plain) => plain,
             Err(error) => {
                 let finding = Finding::failed("GET without Accept-Encoding", error);
@@ -348,6 +415,7 @@ impl<T: Transport + Sync> Run<'_, T> {
                 let finding = Finding::header(kind, "Access-Control-Allow-Origin", value);
                 out.push("site", finding);
             }
+            None if self.private.is_some() => out.push("site", Finding::no_cors_private(kind)),
             None => out.push("site", Finding::no_cors(kind)),
         }
         let Some(etag) = index.header("etag") else {

@@ -479,6 +479,7 @@ mod tests {
             headers: http::HeaderMap::new(),
             body: bytes.to_vec(),
             encoded_digest: None,
+            credentialed: false,
         };
         (entry, fetched)
     }

@@ -87,6 +87,12 @@ pub enum CredentialError {
         "`{0}` is not a header name: use letters, digits and `!#$%&'*+-.^_`|~`, with no spaces"
     )]
     BadName(String),
+    /// A header name with a space in it: most likely the colon after the name is missing, so
+    /// the text may be a value, and is not shown.
+    #[error(
+        "a header name has no spaces; is the colon after the name missing? (the text is not shown, since it may hold a secret)"
+    )]
+    SpaceInName,
     /// A header value with a control character or a byte outside printable ASCII (RFC 9110
     /// 5.5 allows no control characters; this client sends ASCII only).
     #[error(
@@ -134,10 +140,13 @@ impl Header {
     ///
     /// # Errors
     ///
-    /// [`CredentialError::BadName`], [`CredentialError::BadValue`] or
-    /// [`CredentialError::Framing`].
+    /// [`CredentialError::BadName`], [`CredentialError::SpaceInName`],
+    /// [`CredentialError::BadValue`] or [`CredentialError::Framing`].
     pub fn new(name: &str, value: &str) -> Result<Self, CredentialError> {
         let name = name.trim();
+        if name.contains(char::is_whitespace) {
+            return Err(CredentialError::SpaceInName);
+        }
         let parsed = HeaderName::from_bytes(name.as_bytes())
             .map_err(|_| CredentialError::BadName(name.to_owned()))?;
         if FRAMING.contains(&parsed.as_str()) {
@@ -347,6 +356,7 @@ mod tests {
     fn no_error_and_no_debug_shows_a_value() {
         let lines = [
             format!("Authorization Bearer {SECRET}"),
+            format!("Authorization Basic user {SECRET}:x"),
             format!("Bad Name: {SECRET}"),
             format!("X-Key: {SECRET}\u{7}"),
             format!("X-Key: {SECRET}\u{e9}"),

@@ -65,6 +65,9 @@ pub struct Fetched {
     /// The SHA-256 of the body as it came over the wire, when a content coding was removed;
     /// `None` when `body` is as sent. See [`wire_digest`](Self::wire_digest).
     pub encoded_digest: Option<Digest>,
+    /// Whether the request that got this answer (the last hop) carried the client's
+    /// [`Credentials`]: an answer of the private view, which must never be `public`.
+    pub credentialed: bool,
 }
 
 impl Fetched {
@@ -85,6 +88,7 @@ impl Fetched {
     ///     headers,
     ///     body: Vec::new(),
     ///     encoded_digest: None,
+    ///     credentialed: false,
     /// };
     /// assert!(fetched.codings().is_empty());
     /// ```
@@ -109,6 +113,7 @@ impl Fetched {
     ///     headers: HeaderMap::new(),
     ///     body: b"abc".to_vec(),
     ///     encoded_digest: None,
+    ///     credentialed: false,
     /// };
     /// assert_eq!(fetched.wire_digest(), Digest::of(b"abc"));
     /// ```
@@ -390,6 +395,7 @@ pub(crate) fn send_as(
             headers: response_headers,
             body,
             encoded_digest,
+            credentialed: credentials.is_some(),
         });
     }
     Err(FetchError::TooManyRedirects {

@@ -43,7 +43,9 @@ async fn recording(
             };
             let path = request.uri().path().to_owned();
             let entry = (path.clone(), text("authorization"), text("x-tenant"));
-            log.lock().unwrap_or_else(PoisonError::into_inner).push(entry);
+            log.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(entry);
             answer(&path, other)
         }
     });

@@ -10,5 +10,6 @@ mod codings;
 mod concurrency;
 mod grade;
 mod pages;
+mod private;
 mod report;
 mod site;

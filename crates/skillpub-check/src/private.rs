@@ -1,0 +1,254 @@
+//! The private policy: what every answer of a private view (a catalog served to callers that
+//! presented credentials) must say, so that no cache hands one caller's answer to another.
+//!
+//! With credentials sent, or with [`CheckOptions::private`](crate::CheckOptions::private),
+//! every answer the run gets from the private view is judged, whatever its status (200, 304,
+//! 404, 401...):
+//!
+//! - `private.public`: its `Cache-Control` never says `public` or `s-maxage`, which let a
+//!   shared cache store an answer to a request with `Authorization` and hand it to the next
+//!   caller (RFC 9111 3.5);
+//! - `private.cache-control`: it says `private` or `no-store`;
+//! - `private.vary`: its `Vary` names each credential header sent (`Authorization` when none
+//!   was, as with the private switch alone), or is `*`;
+//! - `private.cors`: it never pairs `Access-Control-Allow-Origin: *` with
+//!   `Access-Control-Allow-Credentials: true`, which browsers refuse (Fetch standard, CORS
+//!   check): a credentialed answer names the one origin it allows.
+//!
+//! Each is one line for the whole run: `ok` with the number of answers judged, or a failure
+//! with how many broke it and the first few of them.
+
+use std::sync::{Mutex, PoisonError};
+
+use http::header::{
+    ACCESS_CONTROL_ALLOW_CREDENTIALS, ACCESS_CONTROL_ALLOW_ORIGIN, AUTHORIZATION, CACHE_CONTROL,
+    VARY,
+};
+use http::{HeaderMap, Method};
+use skillpub_client::Fetched;
+use skillpub_client::credentials::Credentials;
+use url::{Origin, Url};
+
+use crate::report::Lines;
+use crate::table::{CheckKind, Finding};
+
+/// How many answers a failing line names (each once); the count says how many there are.
+const SHOWN: usize = 3;
+
+/// The checks of the private policy, in the order of their lines.
+const KINDS: [CheckKind; 4] = [
+    CheckKind::PrivatePublic,
+    CheckKind::PrivateCacheControl,
+    CheckKind::PrivateVary,
+    CheckKind::PrivateCors,
+];
+
+/// What the private view must say, and what it said so far.
+pub(crate) struct Private {
+    /// The origin of the private view: the credentials', or the target's.
+    origin: Origin,
+    /// Whether credentials are sent: then only the answers to requests that carried them are
+    /// judged (the rest are the public view's).
+    credentialed: bool,
+    /// The headers `Vary` must name, lowercase.
+    vary: Vec<String>,
+    /// How many answers were judged, and each problem as (kind, what was seen).
+    seen: Mutex<(usize, Vec<(CheckKind, String)>)>,
+}
+
+impl Private {
+    /// The expectation of a run: with credentials, their origin and names; without, the
+    /// target's origin and `Authorization`, when `expected`; otherwise none.
+    pub(crate) fn of(
+        credentials: Option<&Credentials>,
+        target: &str,
+        expected: bool,
+    ) -> Option<Self> {
+        let (origin, vary) = match credentials {
+            Some(credentials) if !credentials.is_empty() => {
+                let site = Url::parse(&credentials.origin()).ok()?;
+                let names = credentials.names().map(|name| name.as_str().to_owned());
+                (site.origin(), names.collect())
+            }
+            _ if expected => {
+                let site = Url::parse(target).ok()?;
+                (site.origin(), vec![AUTHORIZATION.as_str().to_owned()])
+            }
+            _ => return None,
+        };
+        Some(Self {
+            origin,
+            credentialed: credentials.is_some_and(|credentials| !credentials.is_empty()),
+            vary,
+            seen: Mutex::new((0, Vec::new())),
+        })
+    }
+
+    /// Judges one answer, when it is the private view's.
+    pub(crate) fn observe(&self, method: &Method, answer: &Fetched) {
+        let ours = if self.credentialed {
+            answer.credentialed
+        } else {
+            answer.url.origin() == self.origin
+        };
+        if !ours {
+            return;
+        }
+        let request = format!("{method} {} {}", answer.url, answer.status);
+        let problems = judge(&answer.headers, &self.vary);
+        let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
+        seen.0 += 1;
+        for (kind, shown) in problems {
+            seen.1.push((kind, format!("{request} ({shown})")));
+        }
+    }
+
+    /// One line per check of the policy, once the run is over; none when no answer was the
+    /// private view's.
+    pub(crate) fn lines(&self, out: &mut Lines) {
+        let (total, problems) = &*self.seen.lock().unwrap_or_else(PoisonError::into_inner);
+        let total = *total;
+        if total == 0 {
+            return;
+        }
+        let names = self.vary.join(", ");
+        for kind in KINDS {
+            let mut seen: Vec<&str> = problems
+                .iter()
+                .filter(|(of, _)| *of == kind)
+                .map(|(_, shown)| shown.as_str())
+                .collect();
+            let count = seen.len();
+            seen.sort_unstable();
+            seen.dedup();
+            let examples = seen[..seen.len().min(SHOWN)].join("; ");
+            let finding = match (kind, count) {
+                (CheckKind::PrivatePublic, 0) => Finding::never_public(kind, total),
+                (CheckKind::PrivatePublic, _) => {
+                    Finding::served_public(kind, count, total, &examples)
+                }
+                (CheckKind::PrivateCacheControl, 0) => Finding::kept_private(kind, total),
+                (CheckKind::PrivateCacheControl, _) => {
+                    Finding::not_private(kind, count, total, &examples)
+                }
+                (CheckKind::PrivateVary, 0) => Finding::varies_on(kind, total, &names),
+                (CheckKind::PrivateVary, _) => {
+                    Finding::no_vary(kind, count, total, &names, &examples)
+                }
+                (_, 0) => Finding::credentialed_cors(kind, total),
+                (_, _) => Finding::wildcard_credentials(kind, count, total, &examples),
+            };
+            out.push("site", finding);
+        }
+    }
+}
+
+/// The values of a header, joined as one list (RFC 9110 5.3), or `absent`.
+fn shown(headers: &HeaderMap, name: &http::HeaderName) -> String {
+    let values: Vec<&str> = headers
+        .get_all(name)
+        .iter()
+        .map(|value| value.to_str().unwrap_or("?"))
+        .collect();
+    if values.is_empty() {
+        "absent".to_owned()
+    } else {
+        values.join(", ")
+    }
+}
+
+/// The members of a list header, lowercase, without parameters.
+fn members(headers: &HeaderMap, name: &http::HeaderName) -> Vec<String> {
+    headers
+        .get_all(name)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .map(|member| {
+            let name = member.split('=').next().unwrap_or_default();
+            name.trim().to_ascii_lowercase()
+        })
+        .filter(|member| !member.is_empty())
+        .collect()
+}
+
+/// What is wrong with one answer of the private view: (kind, the header as seen).
+fn judge(headers: &HeaderMap, vary: &[String]) -> Vec<(CheckKind, String)> {
+    let mut problems = Vec::new();
+    let directives = members(headers, &CACHE_CONTROL);
+    let has = |directive: &str| directives.iter().any(|seen| seen == directive);
+    let cache_control = || format!("Cache-Control: {}", shown(headers, &CACHE_CONTROL));
+    if has("public") || has("s-maxage") {
+        problems.push((CheckKind::PrivatePublic, cache_control()));
+    } else if !has("private") && !has("no-store") {
+        problems.push((CheckKind::PrivateCacheControl, cache_control()));
+    }
+    let varies = members(headers, &VARY);
+    let wildcard = varies.iter().any(|name| name == "*");
+    let missing: Vec<&str> = vary
+        .iter()
+        .filter(|name| !wildcard && !varies.contains(name))
+        .map(String::as_str)
+        .collect();
+    if !missing.is_empty() {
+        let seen = format!("Vary: {}", shown(headers, &VARY));
+        problems.push((CheckKind::PrivateVary, seen));
+    }
+    let origin = headers
+        .get(ACCESS_CONTROL_ALLOW_ORIGIN)
+        .map(|v| v.as_bytes());
+    let credentials = headers
+        .get(ACCESS_CONTROL_ALLOW_CREDENTIALS)
+        .map(|v| v.as_bytes());
+    if origin == Some(b"*") && credentials == Some(b"true") {
+        let seen = "Access-Control-Allow-Origin: *, Access-Control-Allow-Credentials: true";
+        problems.push((CheckKind::PrivateCors, seen.to_owned()));
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use http::HeaderValue;
+
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(*name, HeaderValue::from_static(value));
+        }
+        map
+    }
+
+    /// `judged!(name, [headers] => [kinds])`: one answer of the private view, with
+    /// `Vary` required to name `Authorization`.
+    macro_rules! judged {
+        ($name:ident, [$($header:expr),*] => [$($kind:ident),*]) => {
+            #[test]
+            fn $name() {
+                let vary = ["authorization".to_owned()];
+                let kinds: Vec<CheckKind> =
+                    judge(&headers(&[$($header),*]), &vary).into_iter().map(|(k, _)| k).collect();
+                let expected: Vec<CheckKind> = vec![$(CheckKind::$kind),*];
+                assert_eq!(kinds, expected);
+            }
+        };
+    }
+
+    judged!(the_contract_passes, [("cache-control", "private, no-cache, no-transform"), ("vary", "Accept-Encoding, Authorization, Cookie")] => []);
+    judged!(no_store_is_private_enough, [("cache-control", "no-store"), ("vary", "authorization")] => []);
+    judged!(vary_star_names_everything, [("cache-control", "private"), ("vary", "*")] => []);
+    judged!(vary_over_two_fields_counts, [("cache-control", "private"), ("vary", "Accept-Encoding"), ("vary", "Authorization")] => []);
+    judged!(public_fails_as_its_own_code, [("cache-control", "public, max-age=300"), ("vary", "Authorization")] => [PrivatePublic]);
+    judged!(s_maxage_is_public_too, [("cache-control", "private, s-maxage=60"), ("vary", "Authorization")] => [PrivatePublic]);
+    judged!(no_cache_control_is_not_private, [("vary", "Authorization")] => [PrivateCacheControl]);
+    judged!(max_age_alone_is_not_private, [("cache-control", "max-age=60"), ("vary", "Authorization")] => [PrivateCacheControl]);
+    judged!(a_directive_named_like_private_is_not_private, [("cache-control", "private-ish"), ("vary", "Authorization")] => [PrivateCacheControl]);
+    judged!(vary_without_the_credential_header_fails, [("cache-control", "private"), ("vary", "Accept-Encoding, Cookie")] => [PrivateVary]);
+    judged!(no_vary_fails, [("cache-control", "private")] => [PrivateVary]);
+    judged!(wildcard_with_credentials_fails, [("cache-control", "private"), ("vary", "Authorization, Origin"), ("access-control-allow-origin", "*"), ("access-control-allow-credentials", "true")] => [PrivateCors]);
+    judged!(wildcard_without_credentials_passes, [("cache-control", "private"), ("vary", "Authorization"), ("access-control-allow-origin", "*")] => []);
+    judged!(a_listed_origin_with_credentials_passes, [("cache-control", "private"), ("vary", "Authorization, Origin"), ("access-control-allow-origin", "https://app.example.com"), ("access-control-allow-credentials", "true")] => []);
+    judged!(everything_wrong_is_three_lines, [("cache-control", "public"), ("access-control-allow-origin", "*"), ("access-control-allow-credentials", "true")] => [PrivatePublic, PrivateVary, PrivateCors]);
+}
