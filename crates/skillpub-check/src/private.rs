@@ -13,7 +13,10 @@
 //!   was, as with the private switch alone), or is `*`;
 //! - `private.cors`: it never pairs `Access-Control-Allow-Origin: *` with
 //!   `Access-Control-Allow-Credentials: true`, which browsers refuse (Fetch standard, CORS
-//!   check): a credentialed answer names the one origin it allows.
+//!   check): a credentialed answer names the one origin it allows, and only an origin of its
+//!   allow-list. The run sends a `GET` and a preflight (`OPTIONS`) of the index from
+//!   [`PROBE_ORIGIN`], which no allow-list holds: an answer that allows it with credentials
+//!   allows every origin to read the caller's catalog.
 //!
 //! Each is one line for the whole run: `ok` with the number of answers judged, or a failure
 //! with how many broke it and the first few of them.
@@ -31,6 +34,10 @@ use url::{Origin, Url};
 
 use crate::report::Lines;
 use crate::table::{CheckKind, Finding};
+
+/// The `Origin` of the run's CORS probes: a reserved name (RFC 6761, `.invalid`) that no
+/// allow-list holds, so an answer that allows it with credentials allows any origin.
+pub(crate) const PROBE_ORIGIN: &str = "https://skillpub-check.invalid";
 
 /// How many answers a failing line names (each once); the count says how many there are.
 const SHOWN: usize = 3;
@@ -200,9 +207,16 @@ fn judge(headers: &HeaderMap, vary: &[String]) -> Vec<(CheckKind, String)> {
     let credentials = headers
         .get(ACCESS_CONTROL_ALLOW_CREDENTIALS)
         .map(|v| v.as_bytes());
-    if origin == Some(b"*") && credentials == Some(b"true") {
-        let seen = "Access-Control-Allow-Origin: *, Access-Control-Allow-Credentials: true";
-        problems.push((CheckKind::PrivateCors, seen.to_owned()));
+    if credentials == Some(b"true") {
+        if origin == Some(b"*") {
+            let seen = "Access-Control-Allow-Origin: *, Access-Control-Allow-Credentials: true";
+            problems.push((CheckKind::PrivateCors, seen.to_owned()));
+        } else if origin == Some(PROBE_ORIGIN.as_bytes()) {
+            let seen = format!(
+                "Access-Control-Allow-Origin: {PROBE_ORIGIN}, an origin no allow-list holds, with Access-Control-Allow-Credentials: true"
+            );
+            problems.push((CheckKind::PrivateCors, seen));
+        }
     }
     problems
 }
@@ -250,5 +264,6 @@ mod tests {
     judged!(wildcard_with_credentials_fails, [("cache-control", "private"), ("vary", "Authorization, Origin"), ("access-control-allow-origin", "*"), ("access-control-allow-credentials", "true")] => [PrivateCors]);
     judged!(wildcard_without_credentials_passes, [("cache-control", "private"), ("vary", "Authorization"), ("access-control-allow-origin", "*")] => []);
     judged!(a_listed_origin_with_credentials_passes, [("cache-control", "private"), ("vary", "Authorization, Origin"), ("access-control-allow-origin", "https://app.example.com"), ("access-control-allow-credentials", "true")] => []);
+    judged!(reflecting_any_origin_with_credentials_fails, [("cache-control", "private"), ("vary", "Authorization, Origin"), ("access-control-allow-origin", PROBE_ORIGIN), ("access-control-allow-credentials", "true")] => [PrivateCors]);
     judged!(everything_wrong_is_three_lines, [("cache-control", "public"), ("access-control-allow-origin", "*"), ("access-control-allow-credentials", "true")] => [PrivatePublic, PrivateVary, PrivateCors]);
 }

@@ -21,7 +21,7 @@ use skillpub_client::{Client, ClientError, Entry, FetchError, Fetched, FetchedSk
 
 use crate::freshness::{self, Exposure, Window, unix_now};
 use crate::options::{CONCURRENT_FETCHES, CheckOptions};
-use crate::private::Private;
+use crate::private::{PROBE_ORIGIN, Private};
 use crate::report::Lines;
 use crate::table::{CheckKind, Finding};
 
@@ -151,6 +151,9 @@ impl<T: Transport + Sync> Run<'_, T> {
             .collect();
         let exposures = self.jobs(out, &jobs, &index.url);
         self.site(out, &index.url, &index_response);
+        if self.private.is_some() {
+            self.cors_probes(&index_response.url);
+        }
         mismatch_window(out, &index_response, &exposures);
     }
 
@@ -385,6 +388,21 @@ impl<T: Transport + Sync> Run<'_, T> {
         } else {
             out.push(name, Finding::description_differs(kind));
         }
+    }
+
+    /// For the private policy: a `GET` and a preflight of the index from an origin no
+    /// allow-list holds ([`PROBE_ORIGIN`]); their answers are judged with the others, and
+    /// one that allows that origin with credentials fails `private.cors`. A transport
+    /// failure here is already reported by the checks before, so it adds no line.
+    fn cors_probes(&self, index_url: &Url) {
+        let get = [CODED[0], ("origin", PROBE_ORIGIN)];
+        let preflight = [
+            ("origin", PROBE_ORIGIN),
+            ("access-control-request-method", "GET"),
+            ("access-control-request-headers", "authorization"),
+        ];
+        let _ = self.request(&Method::GET, index_url, &get);
+        let _ = self.request(&Method::OPTIONS, index_url, &preflight);
     }
 
     /// The site: 404 for a missing skill beside the index, caching, CORS, validators.

@@ -226,8 +226,8 @@ checks! {
             "every answer of the private view names the credential headers sent (`Authorization` when none was) in `Vary`",
             "Add the credential headers (`Authorization`, `Cookie`, your API key's) to `Vary` on every answer, so that a cache never hands one caller's answer to another.";
         PrivateCors = "private.cors", Fail,
-            "no answer of the private view pairs `Access-Control-Allow-Origin: *` with `Access-Control-Allow-Credentials: true`",
-            "Answer a credentialed request from a listed origin with that origin in `Access-Control-Allow-Origin` (and `Vary: Origin`); browsers refuse `*` with credentials.";
+            "no answer of the private view allows credentials with `Access-Control-Allow-Origin: *` or for an origin outside its allow-list (the check's probe, `https://skillpub-check.invalid`)",
+            "Answer a credentialed request from a listed origin with that origin in `Access-Control-Allow-Origin` (and `Vary: Origin`), and any other origin with none; browsers refuse `*` with credentials, and reflecting every `Origin` lets any page read the caller's catalog.";
 
         CacheMismatchWindow = "cache.mismatch-window", Warn,
             "no cache may pair the index with other bytes than its digests name: every artifact `url` names its digest, or neither the index nor the artifacts may be cached",
@@ -352,9 +352,9 @@ checks! {
         problem no_vary(count: usize, total: usize, names: &str, examples: &str) =>
             "{count} of {total} answers of the private view do not name {names} in Vary, so a cache may hand one caller's answer to another: {examples}";
         ok credentialed_cors(total: usize) =>
-            "none of the {total} answers of the private view pairs Access-Control-Allow-Origin: * with Access-Control-Allow-Credentials: true";
+            "none of the {total} answers of the private view allows credentials with Access-Control-Allow-Origin: * or for an unlisted origin";
         problem wildcard_credentials(count: usize, total: usize, examples: &str) =>
-            "{count} of {total} answers of the private view pair Access-Control-Allow-Origin: * with Access-Control-Allow-Credentials: true, which browsers refuse: {examples}";
+            "{count} of {total} answers of the private view allow credentials with Access-Control-Allow-Origin: * (which browsers refuse) or for an unlisted origin (which lets any page read the caller's catalog): {examples}";
         problem no_etag() => "the index has no ETag, so clients cannot revalidate it cheaply";
         ok revalidates(etag: &str) => "ETag {etag} revalidates with 304";
         problem not_revalidated(etag: &str, status: StatusCode) =>

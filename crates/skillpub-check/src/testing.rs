@@ -26,7 +26,7 @@ use std::fmt::Display;
 
 use http::{Request, Response};
 use skillpub_client::Client;
-use skillpub_client::credentials::{BearerToken, Credentials, Header};
+use skillpub_client::credentials::Credentials;
 use tower::Service;
 use url::Url;
 
@@ -39,6 +39,8 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// The transport the checks run on in process, from skillpub-client.
 pub use skillpub_client::ServiceTransport;
+/// The credentials [`TestOptions`] sends, from skillpub-client.
+pub use skillpub_client::credentials::{BearerToken, Header};
 
 /// The origin the in-process checks pretend the service is served from.
 pub const TEST_ORIGIN: &str = "http://skillpub.test";
@@ -117,15 +119,14 @@ where
 /// # Example
 ///
 /// ```
-/// use skillpub_check::testing::TestOptions;
-/// use skillpub_client::credentials::BearerToken;
+/// use skillpub_check::testing::{BearerToken, TestOptions};
 ///
 /// let options = TestOptions::new()
 ///     .at("/tenant")
 ///     .bearer(&BearerToken::new("test-token")?)
 ///     .header("X-Tenant: acme".parse()?);
 /// assert!(!format!("{options:?}").contains("test-token"));
-/// # Ok::<(), skillpub_client::credentials::CredentialError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone)]
 #[must_use]
@@ -188,8 +189,7 @@ impl TestOptions {
 ///
 /// ```
 /// use http::{HeaderValue, Request, Response, StatusCode, header};
-/// use skillpub_check::testing::{TestOptions, check_service_with};
-/// use skillpub_client::credentials::BearerToken;
+/// use skillpub_check::testing::{BearerToken, TestOptions, check_service_with};
 ///
 /// # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
 /// let public = tower::service_fn(|_: Request<String>| async {

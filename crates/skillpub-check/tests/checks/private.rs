@@ -43,6 +43,9 @@ enum Cors {
     Removed,
     /// Kept, with `Access-Control-Allow-Credentials: true`, which browsers refuse.
     WildcardCredentials,
+    /// Any `Origin` reflected with `Access-Control-Allow-Credentials: true`: every page may
+    /// read the caller's catalog.
+    Reflected,
 }
 
 /// The contract of a private view.
@@ -65,6 +68,7 @@ fn guarded(policy: Policy) -> Router {
             let expected = format!("Bearer {TOKEN}");
             let authorized = request.headers().get(header::AUTHORIZATION)
                 == Some(&HeaderValue::from_str(&expected).unwrap());
+            let origin = request.headers().get(header::ORIGIN).cloned();
             let mut response = if authorized {
                 inner.oneshot(request).await.unwrap()
             } else {
@@ -93,6 +97,14 @@ fn guarded(policy: Policy) -> Router {
             match policy.cors {
                 Cors::Removed => {
                     headers.remove(header::ACCESS_CONTROL_ALLOW_ORIGIN);
+                }
+                Cors::Reflected => {
+                    headers.remove(header::ACCESS_CONTROL_ALLOW_ORIGIN);
+                    if let Some(origin) = origin {
+                        headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+                        let yes = HeaderValue::from_static("true");
+                        headers.insert(header::ACCESS_CONTROL_ALLOW_CREDENTIALS, yes);
+                    }
                 }
                 Cors::WildcardCredentials => {
                     let any = HeaderValue::from_static("*");
@@ -198,8 +210,8 @@ async fn a_private_catalog_that_follows_the_contract_passes() {
         .nth(3)
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("{public}"));
-    // The index, its HEAD and 304, the SKILL.md, its HEAD, the 404 probe.
-    assert!(total >= 6, "{report}");
+    // The index, its HEAD and 304, the SKILL.md, its HEAD, the 404 probe, the CORS probes.
+    assert!(total >= 8, "{report}");
     assert_eq!(
         report.message(Status::Ok, "site", "private.vary"),
         format!("all {total} answers of the private view name authorization in Vary")
@@ -250,6 +262,13 @@ async fn each_part_of_the_policy_fails_on_its_own() {
         (
             Policy {
                 cors: Cors::WildcardCredentials,
+                ..PRIVATE
+            },
+            "private.cors",
+        ),
+        (
+            Policy {
+                cors: Cors::Reflected,
                 ..PRIVATE
             },
             "private.cors",
