@@ -13,6 +13,13 @@
 //!   ([`Report::to_json`]); a line's [`Cause`] is the typed error behind it.
 //! - The report grades the well-known index as the aiSiteReady scanner does ([`Grade`]),
 //!   which is looser than the checks.
+//! - A private catalog is checked with the client's credentials
+//!   ([`Client::with_credentials`](skillpub_client::Client::with_credentials), sent to the
+//!   target's origin only): a 401 or 403 on the index is its own result (`auth.required` with
+//!   the `WWW-Authenticate` challenge, `auth.forbidden`), and every answer to a credentialed
+//!   request is held to the private policy (`private.*`: never `public`, `Vary` naming the
+//!   credential headers, no `*` or unlisted origin with credentialed CORS); see
+//!   [`CheckOptions::private`] for a private view without credentials.
 //! - Each fetched `SKILL.md` gets the authoring advice of `skillpub lint`
 //!   ([`skillpub-advice`](skillpub_advice)), which stops at the client's deadline, as
 //!   downloads do.
