@@ -34,6 +34,13 @@ use crate::target::Target;
 /// that follow the draft read it, else the `Link`'s when it does, else the well-known one. The
 /// grade is always that of the well-known index, the only one the aiSiteReady scanner reads.
 ///
+/// With the client's credentials (sent to their origin only), a private catalog is checked:
+/// an index that answers 401 or 403 is `auth.required` (with the `WWW-Authenticate`
+/// challenge) or `auth.forbidden` and one `run.not-run` line, and every answer to a request
+/// that carried them is held to the private policy (the `private.*` lines; with
+/// [`CheckOptions::private`](crate::CheckOptions::private), every answer from the target's
+/// origin is).
+///
 /// Requests send `Accept-Encoding: gzip, deflate, br`, as Node's `fetch` does; digests are
 /// compared with the decoded bodies. An artifact that arrives content-encoded is fetched again
 /// without `Accept-Encoding`, and one strong `ETag` on both answers with different bytes

@@ -164,18 +164,19 @@ fn shown(headers: &HeaderMap, name: &http::HeaderName) -> String {
     }
 }
 
-/// The members of a list header, lowercase, without parameters.
-fn members(headers: &HeaderMap, name: &http::HeaderName) -> Vec<String> {
+/// The members of a list header, lowercase, each with whether it has an argument
+/// (`max-age=60`, `private="Set-Cookie"`).
+fn members(headers: &HeaderMap, name: &http::HeaderName) -> Vec<(String, bool)> {
     headers
         .get_all(name)
         .iter()
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(','))
-        .map(|member| {
-            let name = member.split('=').next().unwrap_or_default();
-            name.trim().to_ascii_lowercase()
+        .map(|member| match member.split_once('=') {
+            Some((name, _)) => (name.trim().to_ascii_lowercase(), true),
+            None => (member.trim().to_ascii_lowercase(), false),
         })
-        .filter(|member| !member.is_empty())
+        .filter(|(member, _)| !member.is_empty())
         .collect()
 }
 
@@ -183,14 +184,24 @@ fn members(headers: &HeaderMap, name: &http::HeaderName) -> Vec<String> {
 fn judge(headers: &HeaderMap, vary: &[String]) -> Vec<(CheckKind, String)> {
     let mut problems = Vec::new();
     let directives = members(headers, &CACHE_CONTROL);
-    let has = |directive: &str| directives.iter().any(|seen| seen == directive);
+    let has = |directive: &str| directives.iter().any(|(seen, _)| seen == directive);
+    // `private="Set-Cookie"` keeps only the fields it names from shared caches (RFC 9111
+    // 5.2.2.7): the rest of the answer may be stored for everyone.
+    let whole = |directive: &str| {
+        directives
+            .iter()
+            .any(|(seen, argument)| seen == directive && !argument)
+    };
     let cache_control = || format!("Cache-Control: {}", shown(headers, &CACHE_CONTROL));
     if has("public") || has("s-maxage") {
         problems.push((CheckKind::PrivatePublic, cache_control()));
-    } else if !has("private") && !has("no-store") {
+    } else if !whole("private") && !whole("no-store") {
         problems.push((CheckKind::PrivateCacheControl, cache_control()));
     }
-    let varies = members(headers, &VARY);
+    let varies: Vec<String> = members(headers, &VARY)
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
     let wildcard = varies.iter().any(|name| name == "*");
     let missing: Vec<&str> = vary
         .iter()
@@ -258,6 +269,7 @@ mod tests {
     judged!(s_maxage_is_public_too, [("cache-control", "private, s-maxage=60"), ("vary", "Authorization")] => [PrivatePublic]);
     judged!(no_cache_control_is_not_private, [("vary", "Authorization")] => [PrivateCacheControl]);
     judged!(max_age_alone_is_not_private, [("cache-control", "max-age=60"), ("vary", "Authorization")] => [PrivateCacheControl]);
+    judged!(private_naming_fields_keeps_the_rest_shared, [("cache-control", "private=\"Set-Cookie, Authorization\", max-age=60"), ("vary", "Authorization")] => [PrivateCacheControl]);
     judged!(a_directive_named_like_private_is_not_private, [("cache-control", "private-ish"), ("vary", "Authorization")] => [PrivateCacheControl]);
     judged!(vary_without_the_credential_header_fails, [("cache-control", "private"), ("vary", "Accept-Encoding, Cookie")] => [PrivateVary]);
     judged!(no_vary_fails, [("cache-control", "private")] => [PrivateVary]);

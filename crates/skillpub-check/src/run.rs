@@ -162,7 +162,7 @@ impl<T: Transport + Sync> Run<'_, T> {
     /// not run without the index.
     fn refused(&self, out: &mut Lines, index: &Fetched) {
         let (url, status) = (&index.url, index.status);
-        let sent = if self.client.credentials().is_some_and(|c| c.applies_to(url)) {
+        let sent = if index.credentialed {
             "to the credentials sent"
         } else {
             "and no credentials were sent (skillpub check --bearer-env VAR or --header 'Name: value')"

@@ -220,7 +220,7 @@ checks! {
             "no answer of the private view says `public` or `s-maxage` in `Cache-Control`",
             "Serve the answers to credentialed requests with `Cache-Control: private` (skillpub: the router's private policy): with `public` or `s-maxage` a shared cache stores one caller's catalog and hands it to the next (RFC 9111 3.5).";
         PrivateCacheControl = "private.cache-control", Fail,
-            "every answer of the private view says `private` or `no-store` in `Cache-Control`",
+            "every answer of the private view says `private` (for the whole answer, not `private=\"field\"`) or `no-store` in `Cache-Control`",
             "Send `Cache-Control: private, no-cache` on the index and canonical paths, `private, max-age=31536000, immutable` on addressed paths, `private, no-store` on errors, 401 and 403.";
         PrivateVary = "private.vary", Fail,
             "every answer of the private view names the credential headers sent (`Authorization` when none was) in `Vary`",

@@ -127,10 +127,12 @@ async fn credentials_reach_the_site_and_never_another_origin() {
         for entry in index.entries() {
             client.fetch(entry).unwrap();
         }
-        for path in ["/away", "/round-trip", "/hop"] {
+        // Whether the answer's own request carried them: not after leaving the origin.
+        for (path, credentialed) in [("/away", false), ("/round-trip", false), ("/hop", true)] {
             let url = origin.join(path).unwrap();
             let answer = client.request(&Method::GET, &url, &[]).unwrap();
             assert_eq!(answer.status, StatusCode::OK, "{path}");
+            assert_eq!(answer.credentialed, credentialed, "{path}");
         }
         index.entries().len()
     })
