@@ -10,7 +10,8 @@
 //!   caller (RFC 9111 3.5);
 //! - `private.cache-control`: it says `private` or `no-store`;
 //! - `private.vary`: its `Vary` names each credential header sent (`Authorization` when none
-//!   was, as with the private switch alone), or is `*`;
+//!   was, as with the private switch alone), and `Origin` when its
+//!   `Access-Control-Allow-Origin` names an origin, or is `*`;
 //! - `private.cors`: it never pairs `Access-Control-Allow-Origin: *` with
 //!   `Access-Control-Allow-Credentials: true`, which browsers refuse (Fetch standard, CORS
 //!   check): a credentialed answer names the one origin it allows, and only an origin of its
@@ -203,18 +204,24 @@ fn judge(headers: &HeaderMap, vary: &[String]) -> Vec<(CheckKind, String)> {
         .map(|(name, _)| name)
         .collect();
     let wildcard = varies.iter().any(|name| name == "*");
-    let missing: Vec<&str> = vary
-        .iter()
-        .filter(|name| !wildcard && !varies.contains(name))
-        .map(String::as_str)
-        .collect();
-    if !missing.is_empty() {
-        let seen = format!("Vary: {}", shown(headers, &VARY));
-        problems.push((CheckKind::PrivateVary, seen));
-    }
     let origin = headers
         .get(ACCESS_CONTROL_ALLOW_ORIGIN)
         .map(|v| v.as_bytes());
+    // An answer that names one origin depends on the request's `Origin` (Fetch standard,
+    // CORS protocol and HTTP caches): a cache must not hand it to another origin.
+    let per_origin = origin.is_some_and(|origin| origin != b"*");
+    let missing = vary
+        .iter()
+        .map(String::as_str)
+        .chain(per_origin.then_some("origin"))
+        .any(|name| !wildcard && !varies.iter().any(|seen| seen == name));
+    if missing {
+        let mut seen = format!("Vary: {}", shown(headers, &VARY));
+        if per_origin {
+            seen.push_str(", with Access-Control-Allow-Origin naming an origin");
+        }
+        problems.push((CheckKind::PrivateVary, seen));
+    }
     let credentials = headers
         .get(ACCESS_CONTROL_ALLOW_CREDENTIALS)
         .map(|v| v.as_bytes());
@@ -275,6 +282,7 @@ mod tests {
     judged!(no_vary_fails, [("cache-control", "private")] => [PrivateVary]);
     judged!(wildcard_with_credentials_fails, [("cache-control", "private"), ("vary", "Authorization, Origin"), ("access-control-allow-origin", "*"), ("access-control-allow-credentials", "true")] => [PrivateCors]);
     judged!(wildcard_without_credentials_passes, [("cache-control", "private"), ("vary", "Authorization"), ("access-control-allow-origin", "*")] => []);
+    judged!(an_answer_for_one_origin_must_vary_on_origin, [("cache-control", "private"), ("vary", "Authorization"), ("access-control-allow-origin", "https://app.example.com")] => [PrivateVary]);
     judged!(a_listed_origin_with_credentials_passes, [("cache-control", "private"), ("vary", "Authorization, Origin"), ("access-control-allow-origin", "https://app.example.com"), ("access-control-allow-credentials", "true")] => []);
     judged!(reflecting_any_origin_with_credentials_fails, [("cache-control", "private"), ("vary", "Authorization, Origin"), ("access-control-allow-origin", PROBE_ORIGIN), ("access-control-allow-credentials", "true")] => [PrivateCors]);
     judged!(everything_wrong_is_three_lines, [("cache-control", "public"), ("access-control-allow-origin", "*"), ("access-control-allow-credentials", "true")] => [PrivatePublic, PrivateVary, PrivateCors]);

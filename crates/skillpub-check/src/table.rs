@@ -223,8 +223,8 @@ checks! {
             "every answer of the private view says `private` (for the whole answer, not `private=\"field\"`) or `no-store` in `Cache-Control`",
             "Send `Cache-Control: private, no-cache` on the index and canonical paths, `private, max-age=31536000, immutable` on addressed paths, `private, no-store` on errors, 401 and 403.";
         PrivateVary = "private.vary", Fail,
-            "every answer of the private view names the credential headers sent (`Authorization` when none was) in `Vary`",
-            "Add the credential headers (`Authorization`, `Cookie`, your API key's) to `Vary` on every answer, so that a cache never hands one caller's answer to another.";
+            "every answer of the private view names the credential headers sent (`Authorization` when none was) in `Vary`, and `Origin` when its `Access-Control-Allow-Origin` names an origin",
+            "Add the credential headers (`Authorization`, `Cookie`, your API key's) to `Vary` on every answer, and `Origin` on an answer whose CORS depends on it, so that a cache never hands one caller's answer to another.";
         PrivateCors = "private.cors", Fail,
             "no answer of the private view allows credentials with `Access-Control-Allow-Origin: *` or for an origin outside its allow-list (the check's probe, `https://skillpub-check.invalid`)",
             "Answer a credentialed request from a listed origin with that origin in `Access-Control-Allow-Origin` (and `Vary: Origin`), and any other origin with none; browsers refuse `*` with credentials, and reflecting every `Origin` lets any page read the caller's catalog.";

@@ -114,6 +114,23 @@ async fn without_credentials_the_401_is_its_own_result_and_tower_http_sends_no_c
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn the_private_flag_judges_the_answers_without_credentials() {
+    // The 401 of the private catalog is private itself; the public router's answers are not.
+    let addr = serve(behind_bearer(true)).await;
+    let (_, report) = check(addr, &["--private"], None).await;
+    report.line("ok", "site", "private.public");
+    let addr = serve(skillpub_axum::router(
+        Catalog::new([Skill::from_static(SKILL_MD)]).unwrap(),
+    ))
+    .await;
+    let (outcome, report) = check(addr, &["--private"], None).await;
+    assert!(!outcome.success);
+    report.line("fail", "site", "private.public");
+    let (outcome, report) = check(addr, &[], None).await;
+    assert!(outcome.success, "{:#}", report.0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_private_catalog_served_public_fails_private_public() {
     let addr = serve(behind_bearer(false)).await;
     let (outcome, report) = check(addr, &["--bearer-env", VARIABLE], Some(TOKEN)).await;

@@ -43,8 +43,8 @@ enum Cors {
     Removed,
     /// Kept, with `Access-Control-Allow-Credentials: true`, which browsers refuse.
     WildcardCredentials,
-    /// Any `Origin` reflected with `Access-Control-Allow-Credentials: true`: every page may
-    /// read the caller's catalog.
+    /// Any `Origin` reflected with `Access-Control-Allow-Credentials: true` (and `Vary:
+    /// Origin`): every page may read the caller's catalog.
     Reflected,
 }
 
@@ -100,6 +100,7 @@ fn guarded(policy: Policy) -> Router {
                 }
                 Cors::Reflected => {
                     headers.remove(header::ACCESS_CONTROL_ALLOW_ORIGIN);
+                    headers.append(header::VARY, HeaderValue::from_static("Origin"));
                     if let Some(origin) = origin {
                         headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
                         let yes = HeaderValue::from_static("true");
