@@ -8,7 +8,8 @@
 //! - `private.public`: its `Cache-Control` never says `public` or `s-maxage`, which let a
 //!   shared cache store an answer to a request with `Authorization` and hand it to the next
 //!   caller (RFC 9111 3.5);
-//! - `private.cache-control`: it says `private` or `no-store`;
+//! - `private.cache-control`: it says `private` or `no-store` (judged on the answers that
+//!   do not say `public`, which have their own line);
 //! - `private.vary`: its `Vary` names each credential header sent (`Authorization` when none
 //!   was, as with the private switch alone), and `Origin` when its
 //!   `Access-Control-Allow-Origin` names an origin, or is `*`;
@@ -120,6 +121,10 @@ impl Private {
             return;
         }
         let names = self.vary.join(", ");
+        let public = problems
+            .iter()
+            .filter(|(kind, _)| *kind == CheckKind::PrivatePublic)
+            .count();
         for kind in KINDS {
             let mut seen: Vec<&str> = problems
                 .iter()
@@ -135,9 +140,14 @@ impl Private {
                 (CheckKind::PrivatePublic, _) => {
                     Finding::served_public(kind, count, total, &examples)
                 }
+                // An answer that says `public` has its line above, not this one too.
+                (CheckKind::PrivateCacheControl, _) if public == total => continue,
+                (CheckKind::PrivateCacheControl, 0) if public > 0 => {
+                    Finding::others_private(kind, total - public)
+                }
                 (CheckKind::PrivateCacheControl, 0) => Finding::kept_private(kind, total),
                 (CheckKind::PrivateCacheControl, _) => {
-                    Finding::not_private(kind, count, total, &examples)
+                    Finding::not_private(kind, count, total - public, &examples)
                 }
                 (CheckKind::PrivateVary, 0) => Finding::varies_on(kind, total, &names),
                 (CheckKind::PrivateVary, _) => {
@@ -244,6 +254,7 @@ mod tests {
     use http::HeaderValue;
 
     use super::*;
+    use crate::outcome::Status;
 
     fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
         let mut map = HeaderMap::new();
@@ -251,6 +262,94 @@ mod tests {
             map.append(*name, HeaderValue::from_static(value));
         }
         map
+    }
+
+    /// The lines of a private view (credentials for `https://example.com`) that gave these
+    /// answers, as (code, status, message).
+    fn lines_of(
+        answers: &[&[(&'static str, &'static str)]],
+    ) -> Vec<(&'static str, Status, String)> {
+        let site = Url::parse("https://example.com").unwrap();
+        let token = skillpub_client::credentials::BearerToken::new("t").unwrap();
+        let credentials = Credentials::new(&site).unwrap().with_bearer(&token);
+        let private = Private::of(Some(&credentials), site.as_str(), false).unwrap();
+        for (at, answer) in answers.iter().enumerate() {
+            let fetched = Fetched {
+                url: site.join(&format!("/{at}")).unwrap(),
+                status: http::StatusCode::OK,
+                headers: headers(answer),
+                body: Vec::new(),
+                encoded_digest: None,
+                credentialed: true,
+            };
+            private.observe(&Method::GET, &fetched);
+        }
+        let uncredentialed = Fetched {
+            url: site.join("/elsewhere").unwrap(),
+            status: http::StatusCode::OK,
+            headers: headers(&[("cache-control", "public")]),
+            body: Vec::new(),
+            encoded_digest: None,
+            credentialed: false,
+        };
+        private.observe(&Method::GET, &uncredentialed);
+        let mut out = Lines::default();
+        private.lines(&mut out);
+        out.0
+            .into_iter()
+            .map(|check| (check.kind.code(), check.status, check.message))
+            .collect()
+    }
+
+    #[test]
+    fn each_answer_counts_once_and_public_ones_are_not_judged_twice() {
+        let lines = lines_of(&[
+            &[("cache-control", "public"), ("vary", "Authorization")],
+            &[("cache-control", "max-age=60"), ("vary", "Authorization")],
+            &[("cache-control", "private"), ("vary", "Authorization")],
+        ]);
+        let shown: Vec<(&str, Status)> = lines
+            .iter()
+            .map(|(code, status, _)| (*code, *status))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("private.public", Status::Fail),
+                ("private.cache-control", Status::Fail),
+                ("private.vary", Status::Ok),
+                ("private.cors", Status::Ok),
+            ]
+        );
+        assert!(
+            lines[0]
+                .2
+                .starts_with("1 of 3 answers of the private view say `public`"),
+            "{}",
+            lines[0].2
+        );
+        assert!(
+            lines[0]
+                .2
+                .ends_with("GET https://example.com/0 200 OK (Cache-Control: public)"),
+            "{}",
+            lines[0].2
+        );
+        assert!(
+            lines[1]
+                .2
+                .starts_with("1 of the 2 answers of the private view that do not say `public`"),
+            "{}",
+            lines[1].2
+        );
+        assert_eq!(
+            lines[2].2,
+            "all 3 answers of the private view name authorization in Vary"
+        );
+        let all_public = lines_of(&[&[("cache-control", "public"), ("vary", "Authorization")]]);
+        let codes: Vec<&str> = all_public.iter().map(|(code, _, _)| *code).collect();
+        assert_eq!(codes, ["private.public", "private.vary", "private.cors"]);
+        assert!(lines_of(&[]).is_empty());
     }
 
     /// `judged!(name, [headers] => [kinds])`: one answer of the private view, with

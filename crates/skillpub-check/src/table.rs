@@ -345,8 +345,10 @@ checks! {
             "{count} of {total} answers of the private view say `public` or `s-maxage`, so a shared cache may hand this caller's catalog to the next caller (RFC 9111 3.5): {examples}";
         ok kept_private(total: usize) =>
             "all {total} answers of the private view say `private` or `no-store`";
-        problem not_private(count: usize, total: usize, examples: &str) =>
-            "{count} of {total} answers of the private view say neither `private` nor `no-store`, so a cache may store them for other callers: {examples}";
+        ok others_private(judged: usize) =>
+            "the {judged} answers of the private view that do not say `public` say `private` or `no-store`";
+        problem not_private(count: usize, judged: usize, examples: &str) =>
+            "{count} of the {judged} answers of the private view that do not say `public` say neither `private` nor `no-store`, so a cache may store them for other callers: {examples}";
         ok varies_on(total: usize, names: &str) =>
             "all {total} answers of the private view name {names} in Vary";
         problem no_vary(count: usize, total: usize, names: &str, examples: &str) =>

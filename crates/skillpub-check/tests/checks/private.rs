@@ -241,6 +241,8 @@ async fn a_private_catalog_served_public_fails_with_its_own_code() {
         "{message}"
     );
     assert!(message.contains("(Cache-Control: public"), "{message}");
+    // Every answer says `public`: no private.cache-control line claims they are private.
+    assert!(report.lines("private.cache-control").is_empty(), "{report}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
