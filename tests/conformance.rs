@@ -7,7 +7,8 @@ use axum::Router;
 use axum::routing::get;
 use common::example_catalog;
 use skillpub_check::testing::{
-    assert_conforms, assert_conforms_at, check_service, check_service_at,
+    BearerToken, TestOptions, assert_conforms, assert_conforms_at, assert_conforms_with,
+    check_service, check_service_at, check_service_with,
 };
 use skillpub_check::{CheckKind, Status};
 
@@ -153,4 +154,61 @@ async fn a_router_nested_under_a_prefix_conforms_there() {
     }
     let root = check_service(tenant_app()).await;
     assert!(!root.passed(), "the root has no index:\n{root}");
+}
+
+const TOKEN: &str = "t0ken-for-tests";
+
+/// The demo's skills for callers with the bearer token only (a hand-made auth layer that
+/// answers 401 with a challenge), every answer, the 401 included, with the private policy when
+/// `private`, else with the router's public one.
+fn private_app(private: bool) -> Router {
+    use axum::http::{HeaderValue, StatusCode, header};
+    use axum::response::IntoResponse;
+    let guard = axum::middleware::from_fn(
+        |request: axum::extract::Request, next: axum::middleware::Next| async move {
+            let expected = HeaderValue::from_static("Bearer t0ken-for-tests");
+            if request.headers().get(header::AUTHORIZATION) == Some(&expected) {
+                return next.run(request).await;
+            }
+            let challenge = [(header::WWW_AUTHENTICATE, r#"Bearer realm="agent-skills""#)];
+            (StatusCode::UNAUTHORIZED, challenge, "log in").into_response()
+        },
+    );
+    let skills = skillpub::web::router(example_catalog()).layer(guard);
+    if !private {
+        return skills;
+    }
+    skills.layer(axum::middleware::map_response(
+        |mut response: axum::response::Response| async move {
+            let headers = response.headers_mut();
+            let policy = HeaderValue::from_static("private, no-cache, no-transform");
+            headers.insert(header::CACHE_CONTROL, policy);
+            headers.append(header::VARY, HeaderValue::from_static("Authorization"));
+            headers.remove(header::ACCESS_CONTROL_ALLOW_ORIGIN);
+            response
+        },
+    ))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_private_catalog_conforms_with_its_token_and_asks_others_to_log_in() {
+    let token = BearerToken::new(TOKEN).unwrap();
+    let options = TestOptions::new().bearer(&token).private();
+    assert_conforms_with(private_app(true), &options).await;
+    let report = check_service_with(private_app(true), &TestOptions::new()).await;
+    let failures: Vec<&str> = report.failures().map(|check| check.code()).collect();
+    assert_eq!(failures, ["auth.required"], "{report}");
+    // The private switch alone: the 401 itself must be private.
+    let report = check_service_with(private_app(true), &TestOptions::new().private()).await;
+    assert_eq!(
+        report.of(CheckKind::PrivatePublic).next().unwrap().status,
+        Status::Ok
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[should_panic(expected = "FAIL  private.public")]
+async fn a_private_catalog_served_public_does_not_conform() {
+    let token = BearerToken::new(TOKEN).unwrap();
+    assert_conforms_with(private_app(false), &TestOptions::new().bearer(&token)).await;
 }

@@ -4,6 +4,7 @@ use http::Method;
 use skillpub_client::{Client, Transport};
 
 use crate::options::CheckOptions;
+use crate::private::Private;
 use crate::report::{Lines, Report};
 use crate::run::{CODED, Run, Scanners};
 use crate::table::Finding;
@@ -35,6 +36,13 @@ use crate::target::Target;
 /// read (isitagentready's reads the legacy `/.well-known/skills/index.json` when it answers
 /// `404`).
 ///
+/// With the client's credentials (sent to their origin only), a private catalog is checked:
+/// an index that answers 401 or 403 is `auth.required` (with the `WWW-Authenticate`
+/// challenge) or `auth.forbidden` and one `run.not-run` line, and every answer to a request
+/// that carried them is held to the private policy (the `private.*` lines; with
+/// [`CheckOptions::private`](crate::CheckOptions::private), every answer from the target's
+/// origin is).
+///
 /// Requests send `Accept-Encoding: gzip, deflate, br`, as Node's `fetch` does; digests are
 /// compared with the decoded bodies. An artifact that arrives content-encoded is fetched again
 /// without `Accept-Encoding`, and one strong `ETag` on both answers with different bytes
@@ -60,7 +68,16 @@ pub fn check<T: Transport + Sync>(
     options: &CheckOptions<'_>,
 ) -> Report {
     let mut checks = Lines::default();
-    let scanners = Run { client, options }.all(&mut checks, target);
+    let private = Private::of(client.credentials(), target, options.private);
+    let run = Run {
+        client,
+        options,
+        private,
+    };
+    let scanners = run.all(&mut checks, target);
+    if let Some(private) = &run.private {
+        private.lines(&mut checks);
+    }
     let (aisiteready, isitagentready) = scanners.unzip();
     Report {
         target: target.to_owned(),
@@ -83,7 +100,7 @@ impl<T: Transport + Sync> Run<'_, T> {
         };
         Some(match target {
             Target::Index(url) => {
-                let answer = self.client.request(&Method::GET, &url, CODED);
+                let answer = self.request(&Method::GET, &url, CODED);
                 let scanners = self.scanners(&url, answer.as_ref());
                 self.index(out, answer);
                 scanners

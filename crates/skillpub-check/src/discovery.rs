@@ -53,14 +53,14 @@ impl<T: Transport + Sync> Run<'_, T> {
     /// A target with a path: a page when its answer names an index in a `Link`, else a
     /// prefix, checked as before.
     pub(crate) fn path(&self, out: &mut Lines, url: &Url, prefix_index: &Url) -> Scanners {
-        let page = self.client.request(&Method::GET, url, CODED);
+        let page = self.request(&Method::GET, url, CODED);
         if let Ok(page) = &page {
             let advertised = Advertised::read(&page.headers, &page.url);
             if advertised.names_an_index() {
                 return self.linked_path(out, page, &advertised, prefix_index);
             }
         }
-        let answer = self.client.request(&Method::GET, prefix_index, CODED);
+        let answer = self.request(&Method::GET, prefix_index, CODED);
         let grade = self.scanners(prefix_index, answer.as_ref());
         if let Ok(page) = &page
             && page.status == StatusCode::OK
@@ -90,7 +90,7 @@ impl<T: Transport + Sync> Run<'_, T> {
         let compared =
             *prefix_index == well_known(&page.url) || advertised.targets.contains(prefix_index);
         if !is_index(&chosen) && !compared {
-            let answer = self.client.request(&Method::GET, prefix_index, CODED);
+            let answer = self.request(&Method::GET, prefix_index, CODED);
             if is_index(&answer) {
                 let finding = Finding::index_under_the_path(CheckKind::DiscoveryLink, prefix_index);
                 out.push("page", finding);
@@ -105,7 +105,7 @@ impl<T: Transport + Sync> Run<'_, T> {
 
     /// A page, as the caller said: its `Link`, if any, and its origin's well-known index.
     pub(crate) fn page(&self, out: &mut Lines, url: &Url) -> Scanners {
-        let (grade, chosen) = match self.client.request(&Method::GET, url, CODED) {
+        let (grade, chosen) = match self.request(&Method::GET, url, CODED) {
             Ok(page) => {
                 let advertised = Advertised::read(&page.headers, &page.url);
                 self.follow(out, &page.url, page.status, &advertised)
@@ -113,7 +113,7 @@ impl<T: Transport + Sync> Run<'_, T> {
             Err(error) => {
                 out.push("page", Finding::failed("GET", error));
                 let index = well_known(url);
-                let answer = self.client.request(&Method::GET, &index, CODED);
+                let answer = self.request(&Method::GET, &index, CODED);
                 (self.scanners(&index, answer.as_ref()), answer)
             }
         };
@@ -151,7 +151,7 @@ impl<T: Transport + Sync> Run<'_, T> {
             }
         }
         let index = well_known(page);
-        let answer = self.client.request(&Method::GET, &index, CODED);
+        let answer = self.request(&Method::GET, &index, CODED);
         let grade = self.scanners(&index, answer.as_ref());
         let chosen = match advertised.targets.first() {
             None => answer,
@@ -174,7 +174,7 @@ impl<T: Transport + Sync> Run<'_, T> {
             out.push("page", Finding::same_index(kind, index));
             return answer;
         }
-        let linked = self.client.request(&Method::GET, link, CODED);
+        let linked = self.request(&Method::GET, link, CODED);
         let same = matches!((&answer, &linked), (Ok(a), Ok(b)) if a.url == b.url);
         if same {
             out.push("page", Finding::same_index(kind, index));

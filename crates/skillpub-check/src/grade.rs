@@ -106,6 +106,7 @@ impl fmt::Display for GradeStatus {
 ///     headers,
 ///     body: br#"{"$schema": "x", "skills": []}"#.to_vec(),
 ///     encoded_digest: None,
+///     credentialed: false,
 /// };
 /// let grade = Grade::of(&url, Ok(&answer));
 /// assert_eq!(grade.status, GradeStatus::Partial);
@@ -328,6 +329,7 @@ mod tests {
             headers,
             body: body.as_bytes().to_vec(),
             encoded_digest: None,
+            credentialed: false,
         }
     }
 

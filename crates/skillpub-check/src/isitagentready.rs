@@ -28,7 +28,14 @@ use url::Url;
 /// headers.insert("content-type", HeaderValue::from_static("application/json"));
 /// let body = br#"{"$schema": "https://schemas.agentskills.io/discovery/0.2.0/schema.json",
 ///     "skills": [{"name": "pdf"}]}"#.to_vec();
-/// let answer = Fetched { url: url.clone(), status: StatusCode::OK, headers, body, encoded_digest: None };
+/// let answer = Fetched {
+///     url: url.clone(),
+///     status: StatusCode::OK,
+///     headers,
+///     body,
+///     encoded_digest: None,
+///     credentialed: false,
+/// };
 /// let verdict = Verdict::of(&url, Ok(&answer), None);
 /// assert!(verdict.passed);
 /// assert_eq!(verdict.to_string(), "pass (Agent Skills index exists with valid JSON: 1 skill, spec version 0.2.0, at /.well-known/agent-skills/index.json)");
@@ -176,6 +183,7 @@ mod tests {
             headers,
             body: body.as_bytes().to_vec(),
             encoded_digest: None,
+            credentialed: false,
         }
     }
 

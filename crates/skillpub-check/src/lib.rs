@@ -14,6 +14,13 @@
 //! - The report grades the well-known index as the aiSiteReady scanner does ([`Grade`]),
 //!   which is looser than the checks, and gives isitagentready.com's verdict on it
 //!   ([`Verdict`]).
+//! - A private catalog is checked with the client's credentials
+//!   ([`Client::with_credentials`](skillpub_client::Client::with_credentials), sent to the
+//!   target's origin only): a 401 or 403 on the index is its own result (`auth.required` with
+//!   the `WWW-Authenticate` challenge, `auth.forbidden`), and every answer to a credentialed
+//!   request is held to the private policy (`private.*`: never `public`, `Vary` naming the
+//!   credential headers, no `*` or unlisted origin with credentialed CORS); see
+//!   [`CheckOptions::private`] for a private view without credentials.
 //! - Each fetched skill gets the authoring advice and the security review of `skillpub lint`
 //!   ([`skillpub-advice`](skillpub_advice)) on its `SKILL.md` and every file of its archive,
 //!   which stops at the client's deadline, as downloads do, and every file is searched for
@@ -55,6 +62,7 @@ mod isitagentready;
 mod link;
 mod options;
 mod outcome;
+mod private;
 mod report;
 mod run;
 mod table;

@@ -16,12 +16,19 @@ pub struct CheckOptions<'a> {
     /// it, only a target with a path whose answer has such a `Link` is read as a page; see
     /// [`check`](crate::check).
     pub page: bool,
+    /// Expects the private policy of every answer from the target's origin (default
+    /// `false`), as a router built with the private switch serves it even to a caller without
+    /// credentials. A client with [`Credentials`](skillpub_client::credentials::Credentials)
+    /// expects it of every answer to a request that carried them, whatever this says; see
+    /// [`check`](crate::check).
+    pub private: bool,
 }
 
 impl fmt::Debug for CheckOptions<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CheckOptions")
             .field("page", &self.page)
+            .field("private", &self.private)
             .finish_non_exhaustive()
     }
 }

@@ -26,6 +26,7 @@ use crate::freshness::{self, Exposure, Window, unix_now};
 use crate::grade::Grade;
 use crate::isitagentready::Verdict;
 use crate::options::{CONCURRENT_FETCHES, CheckOptions};
+use crate::private::{PROBE_ORIGIN, Private};
 use crate::report::Lines;
 use crate::table::{CheckKind, Finding};
 
@@ -70,6 +71,8 @@ const ARTIFACT: Probes = Probes {
 pub(crate) struct Run<'a, T> {
     pub(crate) client: &'a Client<T>,
     pub(crate) options: &'a CheckOptions<'a>,
+    /// What the private view must say, when the run expects one.
+    pub(crate) private: Option<Private>,
 }
 
 /// One download of the run that can go on beside the others.
@@ -94,10 +97,25 @@ impl<T: Transport + Sync> Run<'_, T> {
         let legacy = (not_found && url.path() == INDEX_PATH).then(|| {
             let mut legacy = url.clone();
             legacy.set_path(LEGACY_INDEX_PATH);
-            self.client.request(&Method::GET, &legacy, CODED)
+            self.request(&Method::GET, &legacy, CODED)
         });
         let verdict = Verdict::of(url, answer, legacy.as_ref().map(Result::as_ref));
         (grade, verdict)
+    }
+
+    /// Sends one request through the client; its answer is judged by the private policy when
+    /// it is the private view's. Every request of the run goes through here.
+    pub(crate) fn request(
+        &self,
+        method: &Method,
+        url: &Url,
+        headers: &[(&str, &str)],
+    ) -> Result<Fetched, FetchError> {
+        let answer = self.client.request(method, url, headers);
+        if let (Some(private), Ok(answer)) = (&self.private, &answer) {
+            private.observe(method, answer);
+        }
+        answer
     }
 
     /// Every check of an index and its entries, from the answer to its `GET`.
@@ -106,6 +124,12 @@ impl<T: Transport + Sync> Run<'_, T> {
             Ok(response) => response,
             Err(error) => return out.push("index", Finding::failed("GET", error)),
         };
+        if matches!(
+            index_response.status,
+            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN
+        ) {
+            return self.refused(out, &index_response);
+        }
         if !expect_ok(out, "index", INDEX, &index_response, &[JSON]) {
             return;
         }
@@ -151,7 +175,53 @@ impl<T: Transport + Sync> Run<'_, T> {
             .collect();
         let exposures = self.jobs(out, &jobs, &index.url);
         self.site(out, &index.url, &index_response);
+        if self.private.is_some() {
+            self.cors_probes(&index_response.url);
+        }
         mismatch_window(out, &index_response, &exposures);
+    }
+
+    /// An index that answered 401 ("log in") or 403 ("not allowed"): a line of its own with
+    /// the challenge, a failure when a 401 has none, and one line for the checks that could
+    /// not run without the index.
+    fn refused(&self, out: &mut Lines, index: &Fetched) {
+        let (url, status) = (&index.url, index.status);
+        let sent = if index.credentialed {
+            "to the credentials sent"
+        } else {
+            "and no credentials were sent (skillpub check --bearer-env VAR or --header 'Name: value')"
+        };
+        if status == StatusCode::FORBIDDEN {
+            out.push(
+                "index",
+                Finding::forbidden(CheckKind::AuthForbidden, url, status, sent),
+            );
+        } else {
+            let challenges: Vec<&str> = index
+                .headers
+                .get_all(http::header::WWW_AUTHENTICATE)
+                .iter()
+                .map(|value| value.to_str().unwrap_or("?"))
+                .collect();
+            let kind = CheckKind::AuthRequired;
+            if challenges.is_empty() {
+                out.push(
+                    "index",
+                    Finding::login_without_challenge(kind, url, status, sent),
+                );
+                out.push(
+                    "index",
+                    Finding::no_challenge(CheckKind::AuthChallenge, url),
+                );
+            } else {
+                let challenge = challenges.join(", ");
+                out.push(
+                    "index",
+                    Finding::login_required(kind, url, status, sent, &challenge),
+                );
+            }
+        }
+        out.push("site", Finding::not_run(CheckKind::RunNotRun, status));
     }
 
     /// Runs the downloads [`CONCURRENT_FETCHES`] at a time and appends their lines in job
@@ -207,7 +277,7 @@ impl<T: Transport + Sync> Run<'_, T> {
         url: &Url,
         headers: &[(&str, &str)],
     ) -> Option<Fetched> {
-        match self.client.request(&Method::GET, url, headers) {
+        match self.request(&Method::GET, url, headers) {
             Ok(response) => Some(response),
             Err(error) => {
                 out.push(subject, Finding::failed("GET", error));
@@ -227,7 +297,7 @@ impl<T: Transport + Sync> Run<'_, T> {
         headers: &[(&str, &str)],
     ) {
         let kind = probes.head_parity;
-        let head = match self.client.request(&Method::HEAD, &get.url, headers) {
+        let head = match self.request(&Method::HEAD, &get.url, headers) {
             Ok(head) => head,
             Err(error) => return out.push(subject, Finding::failed("HEAD", error)),
         };
@@ -256,7 +326,7 @@ impl<T: Transport + Sync> Run<'_, T> {
         let Some(etag) = coded.header("etag").filter(|etag| !etag.starts_with("W/")) else {
             return out.push(subject, Finding::no_strong_etag(kind, &coding));
         };
-        let plain = match self.client.request(&Method::GET, &coded.url, &[]) {
+        let plain = match self.request(&Method::GET, &coded.url, &[]) {
             Ok(plain) => plain,
             Err(error) => {
                 let finding = Finding::failed("GET without Accept-Encoding", error);
@@ -344,6 +414,21 @@ impl<T: Transport + Sync> Run<'_, T> {
         }
     }
 
+    /// For the private policy: a `GET` and a preflight of the index from an origin no
+    /// allow-list holds ([`PROBE_ORIGIN`]); their answers are judged with the others, and
+    /// one that allows that origin with credentials fails `private.cors`. A transport
+    /// failure here is already reported by the checks before, so it adds no line.
+    fn cors_probes(&self, index_url: &Url) {
+        let get = [CODED[0], ("origin", PROBE_ORIGIN)];
+        let preflight = [
+            ("origin", PROBE_ORIGIN),
+            ("access-control-request-method", "GET"),
+            ("access-control-request-headers", "authorization"),
+        ];
+        let _ = self.request(&Method::GET, index_url, &get);
+        let _ = self.request(&Method::OPTIONS, index_url, &preflight);
+    }
+
     /// The site: 404 for a missing skill beside the index, caching, CORS, validators.
     fn site(&self, out: &mut Lines, index_url: &Url, index: &Fetched) {
         let Ok(missing) = index_url.join(MISSING_SKILL) else {
@@ -372,6 +457,7 @@ impl<T: Transport + Sync> Run<'_, T> {
                 let finding = Finding::header(kind, "Access-Control-Allow-Origin", value);
                 out.push("site", finding);
             }
+            None if self.private.is_some() => out.push("site", Finding::no_cors_private(kind)),
             None => out.push("site", Finding::no_cors(kind)),
         }
         let Some(etag) = index.header("etag") else {

@@ -1,8 +1,8 @@
 //! Every check of `skillpub check` and every message it prints, in one table.
 //!
 //! A code is `<subject>.<problem>`, lowercase and hyphenated: the subject is what the check
-//! is about (`target`, `discovery`, `fetch`, `index`, `entry`, `archive`, `skill`, `site`,
-//! `cache`, `encoding`, `run`), the problem what it finds wrong (`archive.traversal`) or the property that must
+//! is about (`target`, `discovery`, `fetch`, `auth`, `index`, `entry`, `archive`, `skill`,
+//! `site`, `private`, `cache`, `encoding`, `run`), the problem what it finds wrong (`archive.traversal`) or the property that must
 //! hold (`index.status`), so that `FAIL entry.digest` reads "the entry's digest is wrong".
 //! The codes are public API: changing or removing one breaks the scripts that read them, so
 //! it is a breaking change; adding one is not.
@@ -85,6 +85,16 @@ checks! {
         FetchTransport = "fetch.transport", Fail,
             "every request completes: DNS, TCP, TLS and HTTP framing",
             "Check that the host resolves, accepts connections and speaks HTTP; the message has the details.";
+
+        AuthRequired = "auth.required", Fail,
+            "the index answers without asking the caller to log in (no `401`)",
+            "The index answered 401, \"log in\": pass credentials the site accepts, `--bearer-env VAR` (a bearer token read from the environment variable) or `--header 'Name: value'`; the line shows the server's `WWW-Authenticate` challenge, which says what it expects.";
+        AuthForbidden = "auth.forbidden", Fail,
+            "the index does not refuse the caller (no `403`)",
+            "The index answered 403, \"not allowed\": the credentials sent (or none) are not allowed this catalog; use credentials that are.";
+        AuthChallenge = "auth.challenge", Fail,
+            "a `401` carries a `WWW-Authenticate` challenge (RFC 9110 15.5.2)",
+            "Send `WWW-Authenticate` with every 401 (such as `Bearer realm=\"agent-skills\"`), so that a client can tell how to log in; tower-http's bearer validation sends none.";
 
         IndexStatus = "index.status", Fail,
             "the index answers `200`",
@@ -208,6 +218,19 @@ checks! {
             "`If-None-Match` with the index's `ETag` answers `304`",
             "Answer a matching `If-None-Match` with 304, or send no `ETag`.";
 
+        PrivatePublic = "private.public", Fail,
+            "no answer of the private view says `public` or `s-maxage` in `Cache-Control`",
+            "Serve the answers to credentialed requests with `Cache-Control: private` (skillpub: the router's private policy): with `public` or `s-maxage` a shared cache stores one caller's catalog and hands it to the next (RFC 9111 3.5).";
+        PrivateCacheControl = "private.cache-control", Fail,
+            "every answer of the private view says `private` (for the whole answer, not `private=\"field\"`) or `no-store` in `Cache-Control`",
+            "Send `Cache-Control: private, no-cache` on the index and canonical paths, `private, max-age=31536000, immutable` on addressed paths, `private, no-store` on errors, 401 and 403.";
+        PrivateVary = "private.vary", Fail,
+            "every answer of the private view names the credential headers sent (`Authorization` when none was) in `Vary`, and `Origin` when its `Access-Control-Allow-Origin` names an origin",
+            "Add the credential headers (`Authorization`, `Cookie`, your API key's) to `Vary` on every answer, and `Origin` on an answer whose CORS depends on it, so that a cache never hands one caller's answer to another.";
+        PrivateCors = "private.cors", Fail,
+            "no answer of the private view allows credentials with `Access-Control-Allow-Origin: *` or for an origin outside its allow-list (the check's probe, `https://skillpub-check.invalid`)",
+            "Answer a credentialed request from a listed origin with that origin in `Access-Control-Allow-Origin` (and `Vary: Origin`), and any other origin with none; browsers refuse `*` with credentials, and reflecting every `Origin` lets any page read the caller's catalog.";
+
         CacheMismatchWindow = "cache.mismatch-window", Warn,
             "no cache may pair the index with other bytes than its digests name: every artifact `url` names its digest, or neither the index nor the artifacts may be cached",
             "Put each artifact's digest in the path of its `url` and cache those answers as `immutable` (skillpub's index names `sha256-<hex>/<name>/SKILL.md`), and send the index with `Cache-Control: no-cache` and an `ETag`; failing that, purge the index and every artifact together on each deploy.";
@@ -228,6 +251,9 @@ checks! {
         RunMaxTime = "run.max-time", Fail,
             "the whole run ends within its time limit (`--max-time`)",
             "Raise `--max-time`, or make the site answer sooner.";
+        RunNotRun = "run.not-run", Warn,
+            "every check ran",
+            "The checks that need the index did not run, since it could not be read (the lines before say why); make it readable to this caller and run again.";
 
         SkillAdvice = "skill.advice", Warn,
             "the fetched skill follows the authoring advice and passes the security review of its `SKILL.md` and every file of its archive (a `warn` line per warning, its rule's code in brackets and as `rule` in `--json`; an `ok` line per info)",
@@ -259,6 +285,17 @@ checks! {
             "the Link names {link}, which {found}, so agents that follow it find no skills; the well-known {index} has the index (checked below); point the Link there";
         problem no_index(link: &Url, at_link: &str, index: &Url, at_index: &str) =>
             "neither the Link's {link} ({at_link}) nor the well-known {index} ({at_index}) leads to an index";
+
+        problem login_required(url: &Url, status: StatusCode, sent: &str, challenge: &str) =>
+            "GET {url} answered {status} (log in) {sent}; WWW-Authenticate: {challenge}";
+        problem login_without_challenge(url: &Url, status: StatusCode, sent: &str) =>
+            "GET {url} answered {status} (log in) {sent}, with no WWW-Authenticate challenge";
+        problem no_challenge(url: &Url) =>
+            "GET {url} answered 401 without WWW-Authenticate, which RFC 9110 15.5.2 requires: a client cannot tell how to log in";
+        problem forbidden(url: &Url, status: StatusCode, sent: &str) =>
+            "GET {url} answered {status} (not allowed) {sent}";
+        problem not_run(status: StatusCode) =>
+            "the checks of the index, its entries and the site (index.*, entry.*, archive.*, skill.*, site.*, cache.*, encoding.*) did not run: the index answered {status}";
 
         ok answered(status: StatusCode) => "GET {status}";
         problem not_ok(url: &Url, status: StatusCode) => "GET {url} answered {status}, not 200";
@@ -304,6 +341,27 @@ checks! {
             "the index has no Cache-Control; the draft says servers SHOULD set it";
         problem no_cors() =>
             "no Access-Control-Allow-Origin; browser-based agents cannot read the skills";
+        ok no_cors_private() =>
+            "no Access-Control-Allow-Origin on a request without Origin, as a private view may answer (credentialed CORS names each allowed origin)";
+
+        ok never_public(total: usize) =>
+            "none of the {total} answers of the private view says `public` or `s-maxage`";
+        problem served_public(count: usize, total: usize, examples: &str) =>
+            "{count} of {total} answers of the private view say `public` or `s-maxage`, so a shared cache may hand this caller's catalog to the next caller (RFC 9111 3.5): {examples}";
+        ok kept_private(total: usize) =>
+            "all {total} answers of the private view say `private` or `no-store`";
+        ok others_private(judged: usize) =>
+            "the {judged} answers of the private view that do not say `public` say `private` or `no-store`";
+        problem not_private(count: usize, judged: usize, examples: &str) =>
+            "{count} of the {judged} answers of the private view that do not say `public` say neither `private` nor `no-store`, so a cache may store them for other callers: {examples}";
+        ok varies_on(total: usize, names: &str) =>
+            "all {total} answers of the private view name {names} in Vary";
+        problem no_vary(count: usize, total: usize, names: &str, examples: &str) =>
+            "{count} of {total} answers of the private view do not name {names} in Vary, so a cache may hand one caller's answer to another: {examples}";
+        ok credentialed_cors(total: usize) =>
+            "none of the {total} answers of the private view allows credentials with Access-Control-Allow-Origin: * or for an unlisted origin";
+        problem wildcard_credentials(count: usize, total: usize, examples: &str) =>
+            "{count} of {total} answers of the private view allow credentials with Access-Control-Allow-Origin: * (which browsers refuse) or for an unlisted origin (which lets any page read the caller's catalog): {examples}";
         problem no_etag() => "the index has no ETag, so clients cannot revalidate it cheaply";
         ok revalidates(etag: &str) => "ETag {etag} revalidates with 304";
         problem not_revalidated(etag: &str, status: StatusCode) =>

@@ -54,15 +54,17 @@ fn the_docs_table_is_the_table_of_kinds() {
 
 #[test]
 fn codes_are_unique_lowercase_subject_dot_check() {
-    const SUBJECTS: [&str; 11] = [
+    const SUBJECTS: [&str; 13] = [
         "target",
         "discovery",
         "fetch",
+        "auth",
         "index",
         "entry",
         "archive",
         "skill",
         "site",
+        "private",
         "cache",
         "encoding",
         "run",
@@ -237,6 +239,7 @@ fn advice_past_the_deadline_is_one_max_time_line_and_no_advice() {
             headers: HeaderMap::new(),
             body: text.into(),
             encoded_digest: None,
+            credentialed: false,
         },
         frontmatter: skill_md.into_frontmatter(),
         skill_md: text.into(),
@@ -287,6 +290,7 @@ fn fetched(skill_md: &str, files: &[(&str, &str)]) -> FetchedSkill {
             headers: HeaderMap::new(),
             body: Vec::new(),
             encoded_digest: None,
+            credentialed: false,
         },
         frontmatter: parsed.into_frontmatter(),
         skill_md: skill_md.into(),

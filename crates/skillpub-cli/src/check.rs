@@ -1,9 +1,12 @@
 //! `skillpub check URL`.
 
+use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
+use clap::error::ErrorKind;
 use skillpub_check::{CheckOptions, Progress, check};
+use skillpub_client::credentials::{BearerToken, CredentialError, Credentials, Header};
 use skillpub_client::fetch::{DEFAULT_MAX_BODY, MAX_TIMEOUT};
 use skillpub_client::{Client, HostPolicy, HttpTransport, Limits};
 
@@ -37,10 +40,29 @@ pub(crate) struct Args {
     /// `http://127.0.0.1:3000`).
     #[arg(long)]
     allow_private: bool,
+    /// Send this header with every request to the URL's origin, and to no other (not after a
+    /// redirect elsewhere, not to a `Link`-named index or an artifact on another origin);
+    /// repeatable. Its value is in the process list: for a token, use `--bearer-env`.
+    #[arg(long = "header", value_name = "NAME: VALUE")]
+    headers: Vec<String>,
+    /// Send `Authorization: Bearer <token>`, the token read from the environment variable
+    /// VAR, with every request to the URL's origin and to no other; it never appears in the
+    /// process list or the output. Replaces an `Authorization` given with `--header`.
+    #[arg(long, value_name = "VAR")]
+    bearer_env: Option<String>,
+    /// Expect the private policy of every answer from the URL's origin, as a router built
+    /// with the private switch serves it, even without credentials. With credentials it is
+    /// expected of every answer to a request that carried them.
+    #[arg(long)]
+    private: bool,
 }
 
-/// Runs the checks, prints the report, and says whether everything passed.
+/// Runs the checks, prints the report, and says whether everything passed. A malformed
+/// `--header` or an unusable `--bearer-env` is a usage error (exit 2), whose message never
+/// shows a value.
 pub(crate) fn run(args: &Args) -> bool {
+    let credentials = credentials(args, |name| std::env::var_os(name))
+        .unwrap_or_else(|message| clap::Error::raw(ErrorKind::ValueValidation, message).exit());
     let local_target = url::Url::parse(&args.url)
         .ok()
         .and_then(|url| url.host_str().map(skillpub_core::origin::is_local_host))
@@ -67,6 +89,9 @@ pub(crate) fn run(args: &Args) -> bool {
     if let Some(deadline) = deadline {
         client = client.with_deadline(deadline);
     }
+    if let Some(credentials) = credentials {
+        client = client.with_credentials(credentials);
+    }
     let show_progress = std::io::stderr().is_terminal();
     let progress = |done: usize, total: usize, url: &str| {
         let mut stderr = std::io::stderr();
@@ -76,6 +101,7 @@ pub(crate) fn run(args: &Args) -> bool {
     let options = CheckOptions {
         progress: show_progress.then_some(&progress as Progress<'_>),
         page: args.page,
+        private: args.private,
     };
     let report = check(&client, &args.url, &options);
     if show_progress {
@@ -91,6 +117,61 @@ pub(crate) fn run(args: &Args) -> bool {
         Format::Text => println!("{report}"),
     }
     report.passed()
+}
+
+/// The credentials of `--header` and `--bearer-env` for the URL's origin (none without
+/// either flag, or when the URL is not one: the report says so), the variable read through
+/// `var`. The message of an error names the flag and the header or variable, never a value.
+fn credentials(
+    args: &Args,
+    var: impl Fn(&str) -> Option<OsString>,
+) -> Result<Option<Credentials>, String> {
+    if args.headers.is_empty() && args.bearer_env.is_none() {
+        return Ok(None);
+    }
+    let mut headers = Vec::with_capacity(args.headers.len());
+    for line in &args.headers {
+        let header = line
+            .parse::<Header>()
+            .map_err(|error| format!("invalid value for '--header <NAME: VALUE>': {error}\n"))?;
+        headers.push(header);
+    }
+    let token = match &args.bearer_env {
+        None => None,
+        Some(name) => {
+            let problem = |what: &str| format!("--bearer-env {name}: {what}\n");
+            let value = var(name).ok_or_else(|| {
+                problem(&format!(
+                    "the environment variable {name} is not set; export the token in it"
+                ))
+            })?;
+            let value = value.into_string().map_err(|_| {
+                problem(&format!(
+                    "the environment variable {name} is not valid UTF-8"
+                ))
+            })?;
+            let token = BearerToken::new(&value).map_err(|error| match error {
+                CredentialError::EmptyToken => {
+                    problem(&format!("the environment variable {name} is empty"))
+                }
+                error => problem(&format!("the token in {name}: {error}")),
+            })?;
+            Some(token)
+        }
+    };
+    let Ok(site) = url::Url::parse(&args.url) else {
+        return Ok(None);
+    };
+    let Ok(mut credentials) = Credentials::new(&site) else {
+        return Ok(None);
+    };
+    for header in headers {
+        credentials = credentials.with_header(header);
+    }
+    if let Some(token) = &token {
+        credentials = credentials.with_bearer(token);
+    }
+    Ok(Some(credentials))
 }
 
 /// A whole number of seconds, at least 1; more than [`MAX_TIMEOUT`] (about 136 years) is

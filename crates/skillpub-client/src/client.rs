@@ -12,7 +12,10 @@ use skillpub_core::{
 };
 use url::Url;
 
-use crate::fetch::{ACCEPT_ENCODING, FetchError, Fetched, HostPolicy, Limits, Transport, send};
+use crate::credentials::Credentials;
+use crate::fetch::{
+    ACCEPT_ENCODING, FetchError, Fetched, HostPolicy, Limits, Outgoing, Transport, send_as,
+};
 use crate::index::{self, Entry, Index, IndexError};
 use crate::unpack::{self, UnpackError, UnpackNote, UnpackedFile};
 
@@ -39,6 +42,7 @@ pub struct Client<T> {
     policy: HostPolicy,
     limits: Limits,
     deadline: Option<Instant>,
+    credentials: Option<Credentials>,
 }
 
 /// Why a skill or an index could not be used. Each names what it is about.
@@ -152,6 +156,7 @@ impl<T: Transport> Client<T> {
             policy: HostPolicy::default(),
             limits: Limits::default(),
             deadline: None,
+            credentials: None,
         }
     }
 
@@ -204,7 +209,38 @@ impl<T: Transport> Client<T> {
         &self.limits
     }
 
-    /// Sends one request with the client's policy, limits and deadline, following redirects.
+    /// Sends `credentials` with every request to their origin, and with no other request:
+    /// not after a redirect to another origin (for the rest of that chain), not to an artifact
+    /// or an index on another origin. See [`credentials`](crate::credentials).
+    ///
+    /// # Example
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use skillpub_client::credentials::{BearerToken, Credentials};
+    /// use skillpub_client::{Client, HttpTransport};
+    ///
+    /// let site = url::Url::parse("https://skills.example.com")?;
+    /// let token = BearerToken::new(&std::env::var("SKILLS_TOKEN")?)?;
+    /// let client = Client::new(HttpTransport::new(Duration::from_secs(10)))
+    ///     .with_credentials(Credentials::new(&site)?.with_bearer(&token));
+    /// let index = client.discover(site.as_str())?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn with_credentials(mut self, credentials: Credentials) -> Self {
+        self.credentials = Some(credentials);
+        self
+    }
+
+    /// The credentials in force, if any.
+    #[must_use]
+    pub fn credentials(&self) -> Option<&Credentials> {
+        self.credentials.as_ref()
+    }
+
+    /// Sends one request with the client's policy, limits, deadline and credentials (on
+    /// their origin only), following redirects.
     ///
     /// # Errors
     ///
@@ -215,13 +251,17 @@ impl<T: Transport> Client<T> {
         url: &Url,
         headers: &[(&str, &str)],
     ) -> Result<Fetched, FetchError> {
-        send(
-            &self.transport,
-            &self.policy,
-            &self.limits,
+        let request = Outgoing {
             method,
             url,
             headers,
+            credentials: self.credentials.as_ref(),
+        };
+        send_as(
+            &self.transport,
+            &self.policy,
+            &self.limits,
+            &request,
             self.deadline,
         )
     }
@@ -439,6 +479,7 @@ mod tests {
             headers: http::HeaderMap::new(),
             body: bytes.to_vec(),
             encoded_digest: None,
+            credentialed: false,
         };
         (entry, fetched)
     }

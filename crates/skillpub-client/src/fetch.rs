@@ -8,6 +8,7 @@ use http::{HeaderMap, Method, StatusCode};
 use skillpub_core::{Digest, media::essence};
 use url::Url;
 
+use crate::credentials::Credentials;
 use crate::source::SourceError;
 
 /// Default cap on one response body, after any `Content-Encoding` is removed: 50 MiB.
@@ -64,6 +65,9 @@ pub struct Fetched {
     /// The SHA-256 of the body as it came over the wire, when a content coding was removed;
     /// `None` when `body` is as sent. See [`wire_digest`](Self::wire_digest).
     pub encoded_digest: Option<Digest>,
+    /// Whether the request that got this answer (the last hop) carried the client's
+    /// [`Credentials`]: an answer of the private view, which must never be `public`.
+    pub credentialed: bool,
 }
 
 impl Fetched {
@@ -84,6 +88,7 @@ impl Fetched {
     ///     headers,
     ///     body: Vec::new(),
     ///     encoded_digest: None,
+    ///     credentialed: false,
     /// };
     /// assert!(fetched.codings().is_empty());
     /// ```
@@ -108,6 +113,7 @@ impl Fetched {
     ///     headers: HeaderMap::new(),
     ///     body: b"abc".to_vec(),
     ///     encoded_digest: None,
+    ///     credentialed: false,
     /// };
     /// assert_eq!(fetched.wire_digest(), Digest::of(b"abc"));
     /// ```
@@ -308,14 +314,60 @@ pub fn send(
     headers: &[(&str, &str)],
     deadline: Option<Instant>,
 ) -> Result<Fetched, FetchError> {
+    let request = Outgoing {
+        method,
+        url,
+        headers,
+        credentials: None,
+    };
+    send_as(transport, policy, limits, &request, deadline)
+}
+
+/// One request as [`send_as`] takes it: what [`send`] takes, and the credentials to add
+/// while the request stays on their origin.
+pub(crate) struct Outgoing<'a> {
+    pub(crate) method: &'a Method,
+    pub(crate) url: &'a Url,
+    pub(crate) headers: &'a [(&'a str, &'a str)],
+    pub(crate) credentials: Option<&'a Credentials>,
+}
+
+/// [`send`], with credentials added to each hop while the chain stays on their origin: from
+/// the first hop on another origin they are dropped for good, since that origin chose where
+/// the chain goes next. A header of the request with a credential's name gives way to the
+/// credential.
+pub(crate) fn send_as(
+    transport: &impl Transport,
+    policy: &HostPolicy,
+    limits: &Limits,
+    request: &Outgoing<'_>,
+    deadline: Option<Instant>,
+) -> Result<Fetched, FetchError> {
+    let (method, url) = (request.method, request.url);
+    let mut credentials = request.credentials;
     let mut current = url.clone();
     for _ in 0..=MAX_REDIRECTS {
         policy.permit(&current)?;
         if let Some(deadline) = deadline {
             time_left(deadline, &current)?;
         }
+        credentials = credentials.filter(|credentials| credentials.applies_to(&current));
+        let headers: Vec<(&str, &str)> = match credentials {
+            None => request.headers.to_vec(),
+            Some(credentials) => request
+                .headers
+                .iter()
+                .copied()
+                .filter(|(name, _)| {
+                    !credentials
+                        .names()
+                        .any(|own| own.as_str().eq_ignore_ascii_case(name))
+                })
+                .chain(credentials.pairs())
+                .collect(),
+        };
         let (status, response_headers, body) =
-            transport.send_once(method, &current, headers, limits.max_body, deadline)?;
+            transport.send_once(method, &current, &headers, limits.max_body, deadline)?;
         if status.is_redirection() && status != StatusCode::NOT_MODIFIED {
             let location = response_headers
                 .get(http::header::LOCATION)
@@ -343,6 +395,7 @@ pub fn send(
             headers: response_headers,
             body,
             encoded_digest,
+            credentialed: credentials.is_some(),
         });
     }
     Err(FetchError::TooManyRedirects {

@@ -24,6 +24,10 @@
 //!   timeout; [`Client::with_deadline`] bounds everything done through the client, requests
 //!   and unpacking alike. Durations are saturated at [`MAX_TIMEOUT`](fetch::MAX_TIMEOUT), never an
 //!   overflow.
+//! - Credentials ([`Client::with_credentials`]: a bearer token, a cookie, any header) are sent
+//!   to the origin of the site being fetched and to no other: not after a redirect to another
+//!   origin, not to an artifact URL or a `Link`-named index elsewhere; their values never
+//!   appear in a `Debug`, a `Display` or an error ([`credentials`]).
 //! - A [`Transport`] sends one request: [`HttpTransport`] over the network (feature `http`,
 //!   on by default), `ServiceTransport` to a tower service in process (feature `tower`).
 //! - Errors keep their cause: [`ClientError`], [`FetchError`] and [`UnpackError`](unpack::UnpackError) return the
@@ -71,6 +75,7 @@
 //!
 //! | Module | What |
 //! |---|---|
+//! | [`credentials`] | headers for a private catalog, sent to the site's origin only, never shown: [`Credentials`](credentials::Credentials), [`BearerToken`](credentials::BearerToken) |
 //! | [`fetch`] | one request and its redirects: the limits' defaults, `Accept-Encoding`, [`send`](fetch::send) |
 //! | [`index`] | reading an index: [`parse`](index::parse), its [`Version`](index::Version), entries and their problems |
 //! | [`unpack`] | unpacking an archive safely: [`unpack`](unpack::unpack), [`detect`](unpack::detect), what is refused |
@@ -86,6 +91,7 @@
 //! | `tower` | `ServiceTransport`: fetch from a tower service in process, such as an axum `Router` | no |
 
 mod client;
+pub mod credentials;
 pub mod fetch;
 #[cfg(feature = "http")]
 mod http;

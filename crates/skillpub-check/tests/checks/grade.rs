@@ -109,7 +109,7 @@ async fn every_row_of_the_aisiteready_table_is_graded_from_a_site_with_that_one_
             "UNKNOWN",
             "the index answered 403 Forbidden, which the scanner counts as a block",
             false,
-            "index.status",
+            "auth.forbidden",
         ),
         (
             "429",

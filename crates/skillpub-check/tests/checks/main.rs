@@ -11,5 +11,6 @@ mod concurrency;
 mod grade;
 mod isitagentready;
 mod pages;
+mod private;
 mod report;
 mod site;
