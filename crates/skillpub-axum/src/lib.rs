@@ -81,22 +81,28 @@
 //! |---|---|---|
 //! | `server` | `serve`: a hardened HTTP/1.1 server for any `Router` (header-read and idle timeouts, graceful shutdown, flood resistance) | no (yes in the `skillpub` facade) |
 
+mod callers;
 mod coding;
 mod hosts;
 mod link;
 mod live;
 mod policy;
+mod refusal;
 mod router;
 #[cfg(feature = "server")]
 pub mod serve;
 
+pub use callers::{Callers, Visibility};
 pub use coding::{BROTLI_QUALITY, BROTLI_WINDOW};
 pub use hosts::{Hosts, InvalidHost};
 pub use link::{AgentSkillsLink, AgentSkillsLinkLayer, InvalidIndexUrl, ResponseFuture};
 pub use policy::{
     ADDRESSED_CACHE_CONTROL, ALLOWED_METHODS, COMMON_HEADERS, DEFAULT_CACHE_CONTROL,
-    DEFAULT_CORS_MAX_AGE, DEFAULT_ERROR_CACHE_CONTROL, PREFLIGHT_HEADERS, Rejection,
+    DEFAULT_CHALLENGE, DEFAULT_CORS_MAX_AGE, DEFAULT_CREDENTIAL_HEADERS,
+    DEFAULT_ERROR_CACHE_CONTROL, PREFLIGHT_HEADERS, PRIVATE_ADDRESSED_CACHE_CONTROL,
+    PRIVATE_CACHE_CONTROL, PRIVATE_ERROR_CACHE_CONTROL, Private, PrivateError, Rejection,
 };
+pub use refusal::{FORBIDDEN_TEXT, Refusal, RefusalFuture, RefusalLayer, UNAUTHORIZED_TEXT};
 pub use router::{RouterBuilder, live_router, router};
 #[cfg(feature = "server")]
 #[doc(inline)]

@@ -1,11 +1,12 @@
-//! Routers over catalogs that change: one [`LiveCatalog`] ([`RouterBuilder::live`]), or one
-//! per host ([`RouterBuilder::hosts`]). Each follows its catalogs through a
+//! Routers over catalogs that change: one [`LiveCatalog`] ([`RouterBuilder::live`]), one
+//! per host ([`RouterBuilder::hosts`]), or one per caller ([`RouterBuilder::callers`]). Each follows its catalogs through a
 //! [`LiveView`] that prepares the table of every answer, by path, before a catalog is
 //! published, with the artifacts the handle retains of the catalogs it replaced; a request
 //! reads one snapshot and answers from it alone.
 //!
 //! [`RouterBuilder::live`]: crate::RouterBuilder::live
 //! [`RouterBuilder::hosts`]: crate::RouterBuilder::hosts
+//! [`RouterBuilder::callers`]: crate::RouterBuilder::callers
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -17,6 +18,7 @@ use axum::body::Body;
 use http::{Request, Response};
 use skillpub_core::{Catalog, LiveCatalog, live::LiveView, live::Retained};
 
+use crate::callers::{Choose, Visibility};
 use crate::hosts::{HostName, Hosts};
 use crate::policy::{Answer, Policy, Shared, Table, answer};
 
@@ -149,6 +151,72 @@ impl<B> tower::Service<Request<B>> for HostAnswers {
         match view {
             Some(view) => answer_from(view, &self.shared, request),
             None => answer(None, &self.shared, request),
+        }
+    }
+}
+
+/// A view of a per-caller router: the tables of its catalog, and its policy's shared answers.
+type View = (LiveView<Arc<Table>>, Arc<Shared>);
+
+/// The service of a per-caller router: the view the request's key chooses, or none (every
+/// path is then unpublished, under the policy of the strictest view).
+#[derive(Clone)]
+pub(crate) struct CallerAnswers {
+    chooser: Arc<dyn Choose>,
+    views: Arc<[View]>,
+    nobody: Arc<Shared>,
+}
+
+impl CallerAnswers {
+    /// Follows every view of `chooser` (`views`, in its order), each under the policy
+    /// `policy_of` its visibility; `nobody` is the policy of requests no view is for.
+    pub(crate) fn new(
+        chooser: Arc<dyn Choose>,
+        views: &[(LiveCatalog, Visibility)],
+        policy_of: impl Fn(Visibility) -> Policy,
+        nobody: &Policy,
+    ) -> Self {
+        let views = views
+            .iter()
+            .map(|(live, visibility)| {
+                let policy = policy_of(*visibility);
+                let shared = Arc::new(policy.shared());
+                (follow(live, policy), shared)
+            })
+            .collect();
+        Self {
+            chooser,
+            views,
+            nobody: Arc::new(nobody.shared()),
+        }
+    }
+}
+
+impl fmt::Debug for CallerAnswers {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CallerAnswers")
+            .field("chooser", &self.chooser)
+            .field("views", &self.views.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<B> tower::Service<Request<B>> for CallerAnswers {
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = Answer;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let (parts, body) = request.into_parts();
+        let chosen = self.chooser.choose(&parts);
+        let request = Request::from_parts(parts, body);
+        match chosen.and_then(|index| self.views.get(index)) {
+            Some((view, shared)) => answer_from(view, shared, request),
+            None => answer(None, &self.nobody, request),
         }
     }
 }
