@@ -18,6 +18,9 @@ use crate::server::SkillsServer;
 use crate::service::McpService;
 use crate::skills::McpSkills;
 
+/// The key of a request: computed from its HTTP parts, once per request.
+type KeyFn<K> = dyn Fn(&Parts) -> Option<K> + Send + Sync;
+
 /// The skills of an MCP endpoint that serves callers differently: a key computed from each
 /// HTTP request (by [`by_extension`](Self::by_extension), from what the app's auth
 /// middleware put into the request's extensions, or by [`by`](Self::by)), the skills of each
@@ -54,7 +57,7 @@ use crate::skills::McpSkills;
 /// ```
 #[must_use]
 pub struct McpCallers<K> {
-    key: Arc<dyn Fn(&Parts) -> Option<K> + Send + Sync>,
+    key: Arc<KeyFn<K>>,
     skills: HashMap<K, McpSkills>,
     default: Option<McpSkills>,
 }
@@ -143,7 +146,7 @@ pub(crate) trait Choose: Send + Sync + fmt::Debug {
 
 /// An [`McpCallers`] made into a service.
 struct Chosen<K> {
-    key: Arc<dyn Fn(&Parts) -> Option<K> + Send + Sync>,
+    key: Arc<KeyFn<K>>,
     skills: HashMap<K, McpSkills>,
     /// The default skills, or an empty catalog.
     fallback: McpSkills,

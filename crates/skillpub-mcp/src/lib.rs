@@ -140,6 +140,7 @@
 #![doc = include_str!("docs/sessions.md")]
 
 mod answers;
+mod callers;
 mod config;
 mod guard;
 mod http;
@@ -149,6 +150,7 @@ mod media;
 mod options;
 mod paging;
 mod prepare;
+mod private;
 mod prompts;
 mod request;
 mod served;
@@ -160,6 +162,7 @@ mod streams;
 mod tools;
 
 pub use answers::{SESSION_NOT_FOUND, SESSION_REQUIRED, TOO_MANY_SESSIONS, TOO_MANY_STREAMS};
+pub use callers::McpCallers;
 pub use config::{ConfigError, MAX_SESSION_IDLE_TIMEOUT, MAX_SESSIONS_LIMIT, MAX_STREAMS_LIMIT};
 pub use http::{
     DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STREAMS, DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions,
