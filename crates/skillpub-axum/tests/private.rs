@@ -14,8 +14,8 @@ use axum::middleware::{self, Next};
 use axum::response::Response as AxumResponse;
 use http::{HeaderValue, StatusCode, header};
 use skillpub_axum::{
-    Callers, FORBIDDEN_TEXT, Private, PrivateError, RefusalLayer, RouterBuilder,
-    UNAUTHORIZED_TEXT, Visibility,
+    Callers, FORBIDDEN_TEXT, Private, PrivateError, RefusalLayer, RouterBuilder, UNAUTHORIZED_TEXT,
+    Visibility,
 };
 use skillpub_core::{Catalog, Skill, SkillFile};
 use skillpub_testkit::{Response, request, serve};
@@ -168,7 +168,13 @@ async fn each_caller_gets_its_own_index_and_artifacts() {
         assert_eq!(not_theirs.status, 404, "{path}: {}", not_theirs.text());
     }
     // A caller whose key has no catalog of its own gets the default one.
-    let contractor = request(addr, "GET", INDEX, &[("authorization", "Bearer contractor")]).await;
+    let contractor = request(
+        addr,
+        "GET",
+        INDEX,
+        &[("authorization", "Bearer contractor")],
+    )
+    .await;
     assert_eq!(contractor.skill_names(), ["greeting"]);
 }
 
@@ -194,14 +200,34 @@ async fn every_answer_of_a_private_view_is_private_and_credentialed_for_allowed_
     let staff = ("authorization", "Bearer staff");
     for origin in [Some(ALLOWED), Some(OTHER), None] {
         let with = |more| with_origin(staff, origin, more);
-        let cases: [(&str, &str, Vec<(&str, &str)>, u16); 8] = [
+        let cases = [
             ("GET", INDEX, with(&[]), 200),
             ("GET", deploy.url(), with(&[]), 200),
-            ("GET", deploy.skill_md().path(), with(&[("if-none-match", etag)]), 304),
-            ("GET", "/.well-known/agent-skills/nothing/SKILL.md", with(&[]), 404),
+            (
+                "GET",
+                deploy.skill_md().path(),
+                with(&[("if-none-match", etag)]),
+                304,
+            ),
+            (
+                "GET",
+                "/.well-known/agent-skills/nothing/SKILL.md",
+                with(&[]),
+                404,
+            ),
             ("POST", INDEX, with(&[]), 405),
-            ("GET", deploy.skill_md().path(), with(&[("accept-encoding", "*;q=0")]), 406),
-            ("GET", deploy.skill_md().path(), with(&[("if-match", "\"other\"")]), 412),
+            (
+                "GET",
+                deploy.skill_md().path(),
+                with(&[("accept-encoding", "*;q=0")]),
+                406,
+            ),
+            (
+                "GET",
+                deploy.skill_md().path(),
+                with(&[("if-match", "\"other\"")]),
+                412,
+            ),
             ("HEAD", deploy.url(), with(&[]), 200),
         ];
         for (method, path, headers, status) in cases {
@@ -215,7 +241,13 @@ async fn every_answer_of_a_private_view_is_private_and_credentialed_for_allowed_
         addressed.header("cache-control"),
         Some("private, max-age=31536000, immutable, no-transform")
     );
-    let not_found = request(addr, "GET", "/.well-known/agent-skills/x/SKILL.md", &[staff]).await;
+    let not_found = request(
+        addr,
+        "GET",
+        "/.well-known/agent-skills/x/SKILL.md",
+        &[staff],
+    )
+    .await;
     assert_eq!(not_found.header("cache-control"), Some("private, no-store"));
 }
 
@@ -264,7 +296,10 @@ async fn a_preflight_allows_authorization_and_names_an_allowed_origin_back() {
         allowed.header("access-control-allow-credentials"),
         Some("true")
     );
-    assert_eq!(allowed.header("vary"), Some("Origin, Authorization, Cookie"));
+    assert_eq!(
+        allowed.header("vary"),
+        Some("Origin, Authorization, Cookie")
+    );
     // Another origin may still read the public view without credentials.
     let other = preflight(OTHER).await;
     assert_eq!(other.header("access-control-allow-origin"), Some("*"));
@@ -310,7 +345,10 @@ async fn a_refusal_says_log_in_or_not_allowed_with_the_challenge_and_the_cors_he
         Some("WWW-Authenticate")
     );
     assert_private(&unauthorized, Some(ALLOWED));
-    assert_eq!(unauthorized.header("cache-control"), Some("private, no-store"));
+    assert_eq!(
+        unauthorized.header("cache-control"),
+        Some("private, no-store")
+    );
     assert_eq!(unauthorized.text(), UNAUTHORIZED_TEXT);
 
     let forbidden = request(addr, "GET", INDEX, &[("authorization", "Bearer banned")]).await;
@@ -367,7 +405,13 @@ fn a_private_view_refuses_at_build_any_cache_control_a_shared_cache_may_reuse() 
     for value in ["public, max-age=60", "private, s-maxage=60", "max-age=60"] {
         let error = build(leaky(value)).unwrap_err();
         assert!(
-            matches!(&error, PrivateError::CacheControl { knob: "cache_control", .. }),
+            matches!(
+                &error,
+                PrivateError::CacheControl {
+                    knob: "cache_control",
+                    ..
+                }
+            ),
             "{value}: {error}"
         );
     }

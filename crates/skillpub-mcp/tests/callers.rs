@@ -17,7 +17,10 @@ use skillpub_core::{Catalog, Skill};
 use skillpub_mcp::{HttpOptions, McpCallers, McpSkills};
 use skillpub_testkit::{Response, request, serve};
 
-#[expect(dead_code, reason = "only the raw POST and the modern client are used here")]
+#[expect(
+    dead_code,
+    reason = "only the raw POST and the modern client are used here"
+)]
 mod peers;
 use peers::{INITIALIZE, modern_client, post_mcp};
 
@@ -99,7 +102,13 @@ async fn each_caller_lists_and_reads_its_own_skills_only() {
     ] {
         assert_eq!(listed(&call(addr, team, "skills/list", "{}").await), [own]);
         let uri = format!("skill://{own}/SKILL.md");
-        let read = call(addr, team, "resources/read", &format!(r#"{{"uri":"{uri}"}}"#)).await;
+        let read = call(
+            addr,
+            team,
+            "resources/read",
+            &format!(r#"{{"uri":"{uri}"}}"#),
+        )
+        .await;
         let text = read["result"]["contents"][0]["text"].as_str().unwrap();
         assert!(text.contains(&format!("Only for {own}")), "{read}");
         let tools = call(addr, team, "tools/list", "{}").await;
@@ -129,7 +138,10 @@ async fn no_caller_can_read_another_callers_skill_by_uri_name_or_tool() {
         for (method, params) in [
             ("resources/read", red_uri),
             ("skills/get", red_uri),
-            ("resources/directory/read", r#"{"uri":"skill://red-skill/"}"#),
+            (
+                "resources/directory/read",
+                r#"{"uri":"skill://red-skill/"}"#,
+            ),
             ("prompts/get", r#"{"name":"red-skill"}"#),
         ] {
             let answer = call(addr, team, method, params).await;
@@ -198,7 +210,10 @@ async fn the_private_switch_makes_every_answer_private_and_credentialed_for_allo
         &[
             ("Origin", APP),
             ("Access-Control-Request-Method", "POST"),
-            ("Access-Control-Request-Headers", "authorization, content-type"),
+            (
+                "Access-Control-Request-Headers",
+                "authorization, content-type",
+            ),
         ],
     )
     .await;
@@ -227,7 +242,10 @@ async fn the_private_switch_scopes_every_cache_hint_to_the_caller() {
         client.cancel().await.unwrap();
         listed.cache_scope
     };
-    assert_eq!(scope(HttpOptions::default()).await, Some(CacheScope::Public));
+    assert_eq!(
+        scope(HttpOptions::default()).await,
+        Some(CacheScope::Public)
+    );
     assert_eq!(
         scope(HttpOptions::default().with_private(true)).await,
         Some(CacheScope::Private)
