@@ -26,7 +26,7 @@
 //!     .merge(skillpub_axum::router(catalog));
 //! ```
 //!
-//! # Catalogs that change, and one per host
+//! # Catalogs that change, one per host, one per caller
 //!
 //! [`live_router`] (or [`RouterBuilder::live`]) serves the catalog a
 //! [`LiveCatalog`](skillpub_core::LiveCatalog) holds at each moment: each catalog's answers are
@@ -34,13 +34,19 @@
 //! addressed URLs of replaced catalogs keep their bytes for the handle's grace period
 //! ([`Retention`](skillpub_core::live::Retention)).
 //! [`RouterBuilder::hosts`] serves one catalog per `Host` ([`Hosts`]: an exact map and an
-//! optional default; any other host gets the `404` of the policy). What a live router costs
+//! optional default; any other host gets the `404` of the policy), and
+//! [`RouterBuilder::callers`] one per caller ([`Callers`]: a key the app computes from each
+//! request, see below). What a live router costs
 //! per request and per swap is in
 //! [BENCHMARKS.md](https://github.com/skillpub/skillpub/blob/main/BENCHMARKS.md#live-catalogs).
 //!
 //! # HTTP policy
 //!
 #![doc = include_str!("docs/policy.md")]
+//!
+//! # Private catalogs
+//!
+#![doc = include_str!("docs/private.md")]
 //!
 //! # Content codings
 //!

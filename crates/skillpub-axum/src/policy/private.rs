@@ -156,7 +156,8 @@ impl Private {
 
     /// `Cache-Control` of a private view's `200`, `304` and preflight answers at every path
     /// but the addressed ones (default [`PRIVATE_CACHE_CONTROL`]). It must say `private` or
-    /// `no-store`, and never `public` or `s-maxage`.
+    /// `no-store`, and never `public`, `s-maxage` or `must-revalidate`, each of which lets a
+    /// shared cache reuse an answer to a request with `Authorization` (RFC 9111, 3.5).
     pub fn cache_control(mut self, value: HeaderValue) -> Self {
         self.cache_control = value;
         self
@@ -185,8 +186,8 @@ impl Private {
     /// # Errors
     ///
     /// An origin that is not `scheme://host[:port]`, or is `*` or `null`; no credential
-    /// header; a `Cache-Control` value that says `public` or `s-maxage`, or says neither
-    /// `private` nor `no-store`.
+    /// header; a `Cache-Control` value that says `public`, `s-maxage` or `must-revalidate`,
+    /// or says neither `private` nor `no-store`.
     pub fn check(&self) -> Result<(), PrivateError> {
         self.rules().map(drop)
     }
@@ -280,6 +281,8 @@ fn check_private(knob: &'static str, value: &HeaderValue) -> Result<(), PrivateE
         Some("says `public`")
     } else if has("s-maxage") {
         Some("says `s-maxage`")
+    } else if has("must-revalidate") {
+        Some("says `must-revalidate`")
     } else if !has("private") && !has("no-store") {
         Some("says neither `private` nor `no-store`")
     } else {
@@ -416,6 +419,7 @@ mod tests {
             "private, PUBLIC" => false,
             "private, s-maxage=60" => false,
             "private, s-maxage" => false,
+            "private, must-revalidate" => false,
             "max-age=60" => false,
             "no-cache" => false,
             "" => false,
