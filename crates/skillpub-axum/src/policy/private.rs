@@ -222,7 +222,7 @@ impl Private {
             .join(", ");
         Ok(Rules {
             origins,
-            vary: HeaderValue::from_str(&names.join(", ")).map_err(invalid)?,
+            vary: Vary::of(&names.join(", ")).map_err(invalid)?,
             allow_headers: HeaderValue::from_str(&allow_headers).map_err(invalid)?,
             challenge: self.challenge.clone(),
             cache_control: self.cache_control.clone(),
@@ -340,8 +340,8 @@ fn header_case(name: &HeaderName) -> String {
 pub(crate) struct Rules {
     /// The allowed origins, lowercase.
     origins: Vec<HeaderValue>,
-    /// The credential headers, as a `Vary` list.
-    pub(crate) vary: HeaderValue,
+    /// The `Vary` values, prepared.
+    vary: Vary,
     /// `Access-Control-Allow-Headers` of a preflight: the conditional headers and the
     /// credential headers a page may send.
     pub(crate) allow_headers: HeaderValue,
@@ -368,25 +368,39 @@ impl Rules {
     /// The `Vary` of an answer that also varies on `Origin`, and on `Accept-Encoding` when
     /// `coded`.
     pub(crate) fn vary_with_origin(&self, coded: bool) -> HeaderValue {
-        let credentials = self.vary.to_str().unwrap_or_default();
-        let text = if coded {
-            format!("Accept-Encoding, Origin, {credentials}")
-        } else {
-            format!("Origin, {credentials}")
-        };
-        HeaderValue::from_str(&text).unwrap_or_else(|_| self.vary.clone())
+        let [plain, with_coding] = &self.vary.with_origin;
+        if coded { with_coding } else { plain }.clone()
     }
 
     /// The `Vary` of a public answer beside private views, with `Accept-Encoding` when
     /// `coded`.
     pub(crate) fn vary(&self, coded: bool) -> HeaderValue {
-        if coded {
-            let credentials = self.vary.to_str().unwrap_or_default();
-            HeaderValue::from_str(&format!("Accept-Encoding, {credentials}"))
-                .unwrap_or_else(|_| self.vary.clone())
-        } else {
-            self.vary.clone()
-        }
+        let [plain, with_coding] = &self.vary.credentials;
+        if coded { with_coding } else { plain }.clone()
+    }
+}
+
+/// The four `Vary` values of a router with private views: the credential headers, with and
+/// without `Accept-Encoding`, with and without `Origin`.
+#[derive(Debug, Clone)]
+struct Vary {
+    credentials: [HeaderValue; 2],
+    with_origin: [HeaderValue; 2],
+}
+
+impl Vary {
+    fn of(credentials: &str) -> Result<Self, http::header::InvalidHeaderValue> {
+        let value = |text: String| HeaderValue::from_str(&text);
+        Ok(Self {
+            credentials: [
+                value(credentials.to_owned())?,
+                value(format!("Accept-Encoding, {credentials}"))?,
+            ],
+            with_origin: [
+                value(format!("Origin, {credentials}"))?,
+                value(format!("Accept-Encoding, Origin, {credentials}"))?,
+            ],
+        })
     }
 }
 
@@ -464,7 +478,11 @@ mod tests {
             rules.allowed_origin(&request).unwrap(),
             "http://127.0.0.1:8080"
         );
-        assert_eq!(rules.vary, "Authorization, Cookie");
+        assert_eq!(rules.vary(false), "Authorization, Cookie");
+        assert_eq!(
+            rules.vary_with_origin(true),
+            "Accept-Encoding, Origin, Authorization, Cookie"
+        );
         assert_eq!(
             rules.allow_headers,
             "If-None-Match, If-Match, Authorization"
