@@ -8,6 +8,8 @@ use std::fmt;
 use std::hash::Hash;
 use std::sync::Arc;
 
+use axum::body::Body;
+use http::Request;
 use http::request::Parts;
 use skillpub_core::LiveCatalog;
 
@@ -162,13 +164,14 @@ where
     }
 }
 
-/// What a router needs of a [`Callers`], without its key type: the views, and which view a
-/// request gets.
+/// What a router needs of a [`Callers`] (or of [`Hosts`](crate::Hosts)), without its key
+/// type: the views, and which view a request gets.
 pub(crate) trait Choose: Send + Sync + fmt::Debug {
-    /// Every view, with its visibility: the default last.
+    /// Every view, with its visibility.
     fn views(&self) -> Vec<(LiveCatalog, Visibility)>;
-    /// The index in [`views`](Self::views) of the view for `parts`, `None` for none.
-    fn choose(&self, parts: &Parts) -> Option<usize>;
+    /// The index in [`views`](Self::views) of the view for `request`, `None` for none. The
+    /// request is given back as it came.
+    fn choose(&self, request: &mut Request<Body>) -> Option<usize>;
 }
 
 /// A [`Callers`] with its keys numbered, as a router looks them up.
@@ -220,9 +223,14 @@ where
         self.views.clone()
     }
 
-    fn choose(&self, parts: &Parts) -> Option<usize> {
-        (self.key)(parts)
+    fn choose(&self, request: &mut Request<Body>) -> Option<usize> {
+        // The key function reads the parts: the request is taken apart and put together
+        // again around it (moves, no copy).
+        let (parts, body) = std::mem::take(request).into_parts();
+        let chosen = (self.key)(&parts)
             .and_then(|key| self.index.get(&key).copied())
-            .or(self.default)
+            .or(self.default);
+        *request = Request::from_parts(parts, body);
+        chosen
     }
 }

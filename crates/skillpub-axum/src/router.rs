@@ -16,7 +16,7 @@ use tower::Service;
 
 use crate::callers::{Callers, Choose, Visibility};
 use crate::hosts::Hosts;
-use crate::live::{self, CallerAnswers, HostAnswers, LiveAnswers};
+use crate::live::{self, CallerAnswers, LiveAnswers};
 use crate::policy::{Answers, Policy, Private, PrivateError, Table};
 
 /// A `Router` that serves a catalog at `/.well-known/agent-skills/`, with the default policy.
@@ -128,7 +128,7 @@ enum Source {
     Fixed(Catalog),
     /// The catalog of a handle at each moment.
     Live(LiveCatalog),
-    /// A catalog per host.
+    /// A catalog per host: the case of [`Source::Callers`] whose key is the host.
     Hosts(Hosts),
     /// A catalog per caller.
     Callers(Arc<dyn Choose>),
@@ -399,35 +399,51 @@ impl RouterBuilder {
                 routes(Router::new(), [&first], &answers)
             }
             Source::Hosts(hosts) => {
-                let catalogs: Vec<Catalog> = hosts.catalogs().map(LiveCatalog::catalog).collect();
-                let answers = HostAnswers::new(&hosts, &policy, shared);
-                routes(Router::new(), &catalogs, &answers)
-            }
-            Source::Callers(chooser) => {
-                let views = chooser.views();
-                let any_private = views.iter().any(|(_, v)| *v == Visibility::Private);
-                let rules = match (rules, any_private) {
-                    (Some(rules), _) => Some(rules),
-                    (None, true) => Some(Arc::new(Private::new().rules()?)),
-                    (None, false) => None,
-                };
-                let policy_of = |visibility| match (&rules, visibility) {
-                    (Some(rules), Visibility::Private) => self.policy.private(rules),
-                    (Some(rules), Visibility::Public) => self.policy.beside(rules),
-                    (None, _) => self.policy.clone(),
-                };
-                let catalogs: Vec<Catalog> = views.iter().map(|(live, _)| live.catalog()).collect();
-                // A request that no view is for gets the errors of the strictest view.
-                let nobody = policy_of(if any_private {
+                let visibility = if everything_private {
                     Visibility::Private
                 } else {
                     Visibility::Public
-                });
-                let answers = CallerAnswers::new(chooser, &views, policy_of, &nobody);
-                routes(Router::new(), &catalogs, &answers)
+                };
+                callers_routes(&self.policy, hosts.into_chooser(visibility), rules)?
             }
+            Source::Callers(chooser) => callers_routes(&self.policy, chooser, rules)?,
         })
     }
+}
+
+/// The routes of a router that chooses a view per request: each view under the policy
+/// of its visibility (the private one of `rules`, the defaults of [`Private`] when a view
+/// is private and none was given), the public ones varying on the credential headers
+/// when any view is private.
+fn callers_routes<S>(
+    base: &Policy,
+    chooser: Arc<dyn Choose>,
+    rules: Option<Arc<crate::policy::Rules>>,
+) -> Result<Router<S>, PrivateError>
+where
+    S: Clone + Send + Sync + 'static,
+{
+    let views = chooser.views();
+    let any_private = views.iter().any(|(_, v)| *v == Visibility::Private);
+    let rules = match (rules, any_private) {
+        (Some(rules), _) => Some(rules),
+        (None, true) => Some(Arc::new(Private::new().rules()?)),
+        (None, false) => None,
+    };
+    let policy_of = |visibility| match (&rules, visibility) {
+        (Some(rules), Visibility::Private) => base.private(rules),
+        (Some(rules), Visibility::Public) => base.beside(rules),
+        (None, _) => base.clone(),
+    };
+    let catalogs: Vec<Catalog> = views.iter().map(|(live, _)| live.catalog()).collect();
+    // A request that no view is for gets the errors of the strictest view.
+    let nobody = policy_of(if any_private {
+        Visibility::Private
+    } else {
+        Visibility::Public
+    });
+    let answers = CallerAnswers::new(chooser, &views, policy_of, &nobody);
+    Ok(routes(Router::new(), &catalogs, &answers))
 }
 
 /// `router` with the routes to `service`: `/.well-known/agent-skills/` and everything under

@@ -14,8 +14,8 @@ use axum::middleware::{self, Next};
 use axum::response::Response as AxumResponse;
 use http::{HeaderValue, StatusCode, header};
 use skillpub_axum::{
-    Callers, FORBIDDEN_TEXT, Private, PrivateError, RefusalLayer, RouterBuilder, UNAUTHORIZED_TEXT,
-    Visibility,
+    Callers, FORBIDDEN_TEXT, Hosts, Private, PrivateError, RefusalLayer, RouterBuilder,
+    UNAUTHORIZED_TEXT, Visibility,
 };
 use skillpub_core::{Catalog, Skill, SkillFile};
 use skillpub_testkit::{Response, request, serve};
@@ -464,4 +464,29 @@ async fn a_key_from_a_closure_over_the_parts_picks_the_view_and_a_key_without_on
         assert_eq!(nobody.status, 404);
         assert_private(&nobody, None);
     }
+}
+
+#[tokio::test]
+async fn a_per_host_router_with_the_private_policy_is_private_on_every_host() {
+    let hosts = Hosts::new()
+        .host("staff.example.com", staff_catalog())
+        .unwrap()
+        .default_catalog(public_catalog());
+    let skills: Router = RouterBuilder::hosts(hosts)
+        .private(private())
+        .try_build()
+        .unwrap();
+    let addr = serve(skills).await;
+    let staff = request(
+        addr,
+        "GET",
+        INDEX,
+        &[("host", "staff.example.com"), ("origin", ALLOWED)],
+    )
+    .await;
+    assert_eq!(staff.skill_names(), ["deploy", "greeting"]);
+    assert_private(&staff, Some(ALLOWED));
+    let other = request(addr, "GET", INDEX, &[("host", "www.example.com")]).await;
+    assert_eq!(other.skill_names(), ["greeting"]);
+    assert_private(&other, None);
 }
