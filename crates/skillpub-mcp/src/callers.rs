@@ -14,7 +14,7 @@ use rmcp::service::RequestContext;
 
 use crate::config::ConfigError;
 use crate::http::HttpOptions;
-use crate::server::SkillsServer;
+use crate::server::{Choose, SkillsServer};
 use crate::service::McpService;
 use crate::skills::McpSkills;
 
@@ -132,16 +132,6 @@ impl<K> fmt::Debug for McpCallers<K> {
             .field("default", &self.default.is_some())
             .finish_non_exhaustive()
     }
-}
-
-/// What a handler needs of an [`McpCallers`], without its key type.
-pub(crate) trait Choose: Send + Sync + fmt::Debug {
-    /// The skills of the caller of `context`.
-    fn skills(&self, context: &RequestContext<RoleServer>) -> McpSkills;
-    /// The skills of the caller of a request with these parts.
-    fn skills_of(&self, parts: Option<&Parts>) -> McpSkills;
-    /// The capabilities every caller's skills need.
-    fn capabilities(&self) -> ServerCapabilities;
 }
 
 /// An [`McpCallers`] made into a service.

@@ -17,11 +17,21 @@ use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use tokio::sync::watch;
 
-use crate::callers::Choose;
 use crate::live::LiveMcpSkills;
 
 use crate::prompts::prompt_not_found;
 use crate::skills::{McpSkills, resource_not_found};
+
+/// What a handler needs of skills chosen per caller ([`McpCallers`](crate::McpCallers)),
+/// without their key type.
+pub(crate) trait Choose: Send + Sync + std::fmt::Debug {
+    /// The skills of the caller of `context`.
+    fn skills(&self, context: &RequestContext<RoleServer>) -> McpSkills;
+    /// The skills of the caller of a request with these parts.
+    fn skills_of(&self, parts: Option<&http::request::Parts>) -> McpSkills;
+    /// The capabilities every caller's skills need.
+    fn capabilities(&self) -> ServerCapabilities;
+}
 
 /// The capabilities of the skills extension: `resources`, and the extension with
 /// `directoryRead: true`. [`McpSkills::capabilities`] adds `prompts` and `tools` when those

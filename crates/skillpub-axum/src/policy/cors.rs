@@ -12,7 +12,7 @@ use super::settings::METHODS;
 use super::settings::{Audience, Policy};
 
 /// The request headers any page may send: the conditional ones.
-pub(super) const CONDITIONAL_HEADERS: &str = "If-None-Match, If-Match";
+const CONDITIONAL_HEADERS: &str = "If-None-Match, If-Match";
 
 /// The headers of a preflight answer besides the common ones and `Access-Control-Max-Age`,
 /// as text: a static export configures its server with the same list.
@@ -35,8 +35,16 @@ impl Policy {
         headers.insert(ACCESS_CONTROL_MAX_AGE, max_age(self.cors_max_age));
         // Beside or in private views, a page may send credentials, and an allowed origin is
         // named back (see `method.rs`), so the answer depends on `Origin` too.
+        if let Audience::Beside(rules) | Audience::Private(rules) = &self.audience
+            && !rules.sendable.is_empty()
+        {
+            let allowed = format!("{CONDITIONAL_HEADERS}, {}", rules.sendable);
+            // The names were checked as header names, and `, ` joins them.
+            if let Ok(allowed) = HeaderValue::from_str(&allowed) {
+                headers.insert(ACCESS_CONTROL_ALLOW_HEADERS, allowed);
+            }
+        }
         if let Audience::Beside(rules) | Audience::Private(rules) = &self.audience {
-            headers.insert(ACCESS_CONTROL_ALLOW_HEADERS, rules.allow_headers.clone());
             headers.insert(VARY, rules.vary_with_origin(false));
         }
         Prepared::without_content(StatusCode::NO_CONTENT, headers)

@@ -216,14 +216,10 @@ impl Private {
             .filter(|name| *name != "Cookie")
             .collect();
         let invalid = |_| PrivateError::NoCredentialHeader;
-        let allow_headers = std::iter::once(super::cors::CONDITIONAL_HEADERS)
-            .chain(sendable)
-            .collect::<Vec<_>>()
-            .join(", ");
         Ok(Rules {
             origins,
             vary: Vary::of(&names.join(", ")).map_err(invalid)?,
-            allow_headers: HeaderValue::from_str(&allow_headers).map_err(invalid)?,
+            sendable: sendable.join(", "),
             challenge: self.challenge.clone(),
             cache_control: self.cache_control.clone(),
             addressed_cache_control: self.addressed_cache_control.clone(),
@@ -342,9 +338,9 @@ pub(crate) struct Rules {
     origins: Vec<HeaderValue>,
     /// The `Vary` values, prepared.
     vary: Vary,
-    /// `Access-Control-Allow-Headers` of a preflight: the conditional headers and the
-    /// credential headers a page may send.
-    pub(crate) allow_headers: HeaderValue,
+    /// The credential headers a page may send, as a list (empty when `Cookie` is the only
+    /// one): the preflight allows them.
+    pub(crate) sendable: String,
     pub(crate) challenge: HeaderValue,
     pub(crate) cache_control: HeaderValue,
     pub(crate) addressed_cache_control: HeaderValue,
@@ -483,9 +479,6 @@ mod tests {
             rules.vary_with_origin(true),
             "Accept-Encoding, Origin, Authorization, Cookie"
         );
-        assert_eq!(
-            rules.allow_headers,
-            "If-None-Match, If-Match, Authorization"
-        );
+        assert_eq!(rules.sendable, "Authorization");
     }
 }
