@@ -14,6 +14,7 @@ use rmcp::service::RequestContext;
 
 use crate::config::ConfigError;
 use crate::http::HttpOptions;
+use crate::live::LiveMcpSkills;
 use crate::server::{Choose, SkillsServer};
 use crate::service::McpService;
 use crate::skills::McpSkills;
@@ -58,8 +59,31 @@ type KeyFn<K> = dyn Fn(&Parts) -> Option<K> + Send + Sync;
 #[must_use]
 pub struct McpCallers<K> {
     key: Arc<KeyFn<K>>,
-    skills: HashMap<K, McpSkills>,
-    default: Option<McpSkills>,
+    skills: HashMap<K, Skills>,
+    default: Option<Skills>,
+}
+
+/// The skills of one caller: fixed, or those a live handle holds at each moment.
+#[derive(Debug, Clone)]
+enum Skills {
+    Fixed(McpSkills),
+    Live(LiveMcpSkills),
+}
+
+impl Skills {
+    fn current(&self) -> McpSkills {
+        match self {
+            Self::Fixed(skills) => skills.clone(),
+            Self::Live(live) => live.current(),
+        }
+    }
+
+    fn capabilities(&self) -> ServerCapabilities {
+        match self {
+            Self::Fixed(skills) => skills.capabilities(),
+            Self::Live(live) => live.capabilities(),
+        }
+    }
 }
 
 impl<K> McpCallers<K>
@@ -87,13 +111,28 @@ where
     /// Serves `skills` to the requests whose key is `key`; skills given before for the same
     /// key are replaced.
     pub fn caller(mut self, key: K, skills: McpSkills) -> Self {
-        self.skills.insert(key, skills);
+        self.skills.insert(key, Skills::Fixed(skills));
+        self
+    }
+
+    /// Serves the catalog `live` holds at each moment to the requests whose key is `key`:
+    /// each request is answered from the catalog of that moment. Clients are not told of
+    /// changes (`list_changed`) on an endpoint of skills per caller; they list again.
+    pub fn live_caller(mut self, key: K, live: LiveMcpSkills) -> Self {
+        self.skills.insert(key, Skills::Live(live));
         self
     }
 
     /// Serves `skills` to the requests without a key, or whose key has no skills.
     pub fn default_skills(mut self, skills: McpSkills) -> Self {
-        self.default = Some(skills);
+        self.default = Some(Skills::Fixed(skills));
+        self
+    }
+
+    /// Serves the catalog `live` holds at each moment to the requests without a key, or
+    /// whose key has no skills.
+    pub fn live_default_skills(mut self, live: LiveMcpSkills) -> Self {
+        self.default = Some(Skills::Live(live));
         self
     }
 
@@ -105,10 +144,10 @@ where
     ///
     /// As [`McpSkills::streamable_http_service`].
     pub fn streamable_http_service(self, options: HttpOptions) -> Result<McpService, ConfigError> {
-        let empty = McpSkills::new(
+        let empty = Skills::Fixed(McpSkills::new(
             skillpub_core::Catalog::new(Vec::<skillpub_core::Skill>::new())
                 .expect("an empty catalog is valid"),
-        );
+        ));
         let mut capabilities = crate::server::capabilities();
         for skills in self.skills.values().chain(&self.default) {
             let theirs = skills.capabilities();
@@ -137,9 +176,9 @@ impl<K> fmt::Debug for McpCallers<K> {
 /// An [`McpCallers`] made into a service.
 struct Chosen<K> {
     key: Arc<KeyFn<K>>,
-    skills: HashMap<K, McpSkills>,
+    skills: HashMap<K, Skills>,
     /// The default skills, or an empty catalog.
-    fallback: McpSkills,
+    fallback: Skills,
     capabilities: ServerCapabilities,
 }
 
@@ -164,7 +203,7 @@ where
             .and_then(|parts| (self.key)(parts))
             .and_then(|key| self.skills.get(&key))
             .unwrap_or(&self.fallback)
-            .clone()
+            .current()
     }
 
     fn capabilities(&self) -> ServerCapabilities {

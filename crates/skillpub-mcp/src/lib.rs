@@ -86,7 +86,9 @@
 //! and rmcp hands every handler the request's parts, so `skills/list`, `skills/get`,
 //! `resources/*`, the prompts, the tools and the instructions of `initialize` answer from the
 //! caller's skills alone. A URI, prompt or tool argument naming another caller's skill is as
-//! unknown as one that no one serves (`-32602`, or a tool error).
+//! unknown as one that no one serves (`-32602`, or a tool error). A caller's skills can be
+//! live ([`McpCallers::live_caller`]): each request answers from the catalog of that moment
+//! (clients of an endpoint per caller are not told of changes; they list again).
 //! [`HttpOptions::with_private`] is the private policy of the endpoint: every answer
 //! `Cache-Control: private, no-store` and `Vary: Origin, Authorization, Cookie`, every result
 //! `cacheScope: private`, and a page of an allowed origin may send credentials (its origin

@@ -251,3 +251,33 @@ async fn the_private_switch_scopes_every_cache_hint_to_the_caller() {
         Some(CacheScope::Private)
     );
 }
+
+#[tokio::test]
+async fn a_live_callers_skills_follow_its_catalog_and_no_one_elses() {
+    let live = skillpub_core::LiveCatalog::new(catalog("red-skill"));
+    let red = McpSkills::live(live.clone()).build().unwrap();
+    let mcp = McpCallers::by_extension::<Team>()
+        .live_caller(Team("red"), red)
+        .default_skills(skills("public-skill"))
+        .streamable_http_service(HttpOptions::default())
+        .unwrap();
+    let addr = serve(
+        Router::new()
+            .nest_service("/mcp", mcp)
+            .layer(middleware::from_fn(auth)),
+    )
+    .await;
+    assert_eq!(
+        listed(&call(addr, Some("red"), "skills/list", "{}").await),
+        ["red-skill"]
+    );
+    live.replace(catalog("red-skill-v2"));
+    assert_eq!(
+        listed(&call(addr, Some("red"), "skills/list", "{}").await),
+        ["red-skill-v2"]
+    );
+    assert_eq!(
+        listed(&call(addr, None, "skills/list", "{}").await),
+        ["public-skill"]
+    );
+}
