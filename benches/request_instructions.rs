@@ -7,23 +7,40 @@
 //! ```sh
 //! cargo bench --bench request_instructions --no-run
 //! B=target/release/deps/request_instructions-<hash>
-//! for kind in index index_not_modified skill_md addressed br not_modified not_found; do
+//! for kind in index index_not_modified skill_md addressed br not_modified not_found \
+//!     index_with_credentials private_index callers_staff_index callers_public_index; do
 //!   a=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null $B $kind 0 2>&1 | awk '/Collected/ {print $4}')
 //!   b=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null $B $kind 2000 2>&1 | awk '/Collected/ {print $4}')
 //!   echo "$kind $(( (b - a) / 2000 ))"
 //! done
 //! ```
+//!
+//! `index_with_credentials` is the index of the plain router asked with the request headers of
+//! the private ones (`Origin`, `Authorization`), so that building them is counted alike;
+//! `private_index` is the index of a router whose every view is private, asked from an
+//! allowed origin (its answer names the origin back); `callers_staff_index` and
+//! `callers_public_index` the index of a per-caller router (`Callers::by_extension`), for a
+//! request whose extensions hold the staff key (the private view, from an allowed origin) and
+//! for one without a key (the public view beside it).
 
 use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
 use http::Request;
+use skillpub::web::{Callers, Private, RouterBuilder, Visibility};
 use skillpub::{Catalog, Skill};
 use tower::ServiceExt;
 
 static VERIFY_SKILL_DIGESTS: Skill = skillpub::skill!("examples/skills/verify-skill-digests");
 static WRITE_SKILL_MD: Skill = skillpub::skill!("examples/skills/write-skill-md");
+
+/// The origin allowed to send credentials to the private views.
+const APP: &str = "https://app.example.com";
+
+/// The key of the staff view of the per-caller router.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Staff;
 
 /// What a browser sends; the router answers it with brotli.
 const BROWSER: &str = "gzip, deflate, br, zstd";
@@ -42,9 +59,33 @@ fn main() {
     let index_etag = format!("\"{}\"", catalog.index().digest());
     let canonical = skill_md.path().to_owned();
     let addressed = skillpub::model::paths::addressed_path(&canonical, skill_md.digest()).unwrap();
-    let app: Router = skillpub::web::router(catalog);
+    let private = Private::new().allow_origins([APP]);
+    let app: Router = match kind.as_str() {
+        "private_index" => RouterBuilder::new(catalog)
+            .private(private)
+            .try_build()
+            .unwrap(),
+        "callers_staff_index" | "callers_public_index" => {
+            let callers = Callers::by_extension::<Staff>()
+                .catalog(Staff, Visibility::Private, catalog.clone())
+                .default_catalog(Visibility::Public, catalog);
+            RouterBuilder::callers(callers)
+                .private(private)
+                .try_build()
+                .unwrap()
+        }
+        _ => skillpub::web::router(catalog),
+    };
+    let staff = kind == "callers_staff_index";
     let (path, headers): (String, Vec<(&str, String)>) = match kind.as_str() {
-        "index" => (skillpub::model::paths::INDEX_PATH.to_owned(), vec![]),
+        "index" | "callers_public_index" => (skillpub::model::paths::INDEX_PATH.to_owned(), vec![]),
+        "private_index" | "callers_staff_index" | "index_with_credentials" => (
+            skillpub::model::paths::INDEX_PATH.to_owned(),
+            vec![
+                ("origin", APP.to_owned()),
+                ("authorization", "Bearer staff".to_owned()),
+            ],
+        ),
         "skill_md" => (canonical, vec![]),
         "addressed" => (addressed, vec![]),
         "br" => (canonical, vec![("accept-encoding", BROWSER.to_owned())]),
@@ -55,13 +96,19 @@ fn main() {
         ),
         "not_found" => ("/.well-known/agent-skills/nope/SKILL.md".to_owned(), vec![]),
         other => {
-            panic!("unknown kind {other}: index, skill_md, addressed, br, not_modified, not_found")
+            panic!(
+                "unknown kind {other}: index, skill_md, addressed, br, not_modified, not_found, index_with_credentials, private_index, callers_staff_index, callers_public_index"
+            )
         }
     };
     let request = || {
         let mut request = Request::get(path.as_str());
         for (name, value) in &headers {
             request = request.header(*name, value.as_str());
+        }
+        if staff {
+            // What the app's auth middleware would have put in.
+            request = request.extension(Staff);
         }
         request.body(Body::empty()).unwrap()
     };

@@ -10,13 +10,22 @@
 //! headers or one that is not text has no host, and gets the default catalog.
 
 use std::borrow::{Borrow, Cow};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::{self, Write as _};
 use std::net::{Ipv4Addr, Ipv6Addr};
+use std::sync::Arc;
 
+use axum::body::Body;
 use http::Request;
 use http::header::HOST;
 use skillpub_core::LiveCatalog;
+
+use crate::callers::{Choose, Visibility};
+
+/// Hosts looked up on every request: foldhash, seeded per map, hashes several times faster
+/// than the standard SipHash. The keys are the configured hosts, so a request can only make a
+/// look-up miss, never grow the map.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// The catalogs of a router that serves several sites: an exact map of host names, and
 /// optionally a catalog for every other host. A host with neither gets the `404` of the
@@ -128,17 +137,52 @@ impl Hosts {
         self
     }
 
-    /// Every catalog, named ones first; for the routes a router needs.
-    pub(crate) fn catalogs(&self) -> impl Iterator<Item = &LiveCatalog> {
-        self.names.values().chain(&self.default)
+    /// The hosts as a router chooses among them: the request's host is the key of
+    /// [`Callers`](crate::Callers), every view of `visibility`.
+    pub(crate) fn into_chooser(self, visibility: Visibility) -> Arc<dyn Choose> {
+        let mut views = Vec::with_capacity(self.names.len() + 1);
+        let mut index = FastMap::default();
+        for (name, live) in self.names {
+            index.insert(name, views.len());
+            views.push((live, visibility));
+        }
+        let default = self.default.map(|live| {
+            views.push((live, visibility));
+            views.len() - 1
+        });
+        Arc::new(HostChooser {
+            index,
+            views,
+            default,
+        })
+    }
+}
+
+/// [`Hosts`] numbered, as a router looks them up.
+struct HostChooser {
+    index: FastMap<HostName, usize>,
+    views: Vec<(LiveCatalog, Visibility)>,
+    default: Option<usize>,
+}
+
+impl fmt::Debug for HostChooser {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HostChooser")
+            .field("hosts", &self.index.keys().collect::<Vec<_>>())
+            .field("default", &self.default.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Choose for HostChooser {
+    fn views(&self) -> Vec<(LiveCatalog, Visibility)> {
+        self.views.clone()
     }
 
-    pub(crate) fn names(&self) -> impl Iterator<Item = (&HostName, &LiveCatalog)> {
-        self.names.iter()
-    }
-
-    pub(crate) fn default_live(&self) -> Option<&LiveCatalog> {
-        self.default.as_ref()
+    fn choose(&self, request: &mut Request<Body>) -> Option<usize> {
+        HostName::of_request(request)
+            .and_then(|host| self.index.get(host.as_ref()).copied())
+            .or(self.default)
     }
 }
 

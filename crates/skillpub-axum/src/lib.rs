@@ -26,7 +26,7 @@
 //!     .merge(skillpub_axum::router(catalog));
 //! ```
 //!
-//! # Catalogs that change, and one per host
+//! # Catalogs that change, one per host, one per caller
 //!
 //! [`live_router`] (or [`RouterBuilder::live`]) serves the catalog a
 //! [`LiveCatalog`](skillpub_core::LiveCatalog) holds at each moment: each catalog's answers are
@@ -34,13 +34,19 @@
 //! addressed URLs of replaced catalogs keep their bytes for the handle's grace period
 //! ([`Retention`](skillpub_core::live::Retention)).
 //! [`RouterBuilder::hosts`] serves one catalog per `Host` ([`Hosts`]: an exact map and an
-//! optional default; any other host gets the `404` of the policy). What a live router costs
+//! optional default; any other host gets the `404` of the policy), and
+//! [`RouterBuilder::callers`] one per caller ([`Callers`]: a key the app computes from each
+//! request, see below). What a live router costs
 //! per request and per swap is in
 //! [BENCHMARKS.md](https://github.com/skillpub/skillpub/blob/main/BENCHMARKS.md#live-catalogs).
 //!
 //! # HTTP policy
 //!
 #![doc = include_str!("docs/policy.md")]
+//!
+//! # Private catalogs
+//!
+#![doc = include_str!("docs/private.md")]
 //!
 //! # Content codings
 //!
@@ -81,22 +87,28 @@
 //! |---|---|---|
 //! | `server` | `serve`: a hardened HTTP/1.1 server for any `Router` (header-read and idle timeouts, graceful shutdown, flood resistance) | no (yes in the `skillpub` facade) |
 
+mod callers;
 mod coding;
 mod hosts;
 mod link;
 mod live;
 mod policy;
+mod refusal;
 mod router;
 #[cfg(feature = "server")]
 pub mod serve;
 
+pub use callers::{Callers, Visibility};
 pub use coding::{BROTLI_QUALITY, BROTLI_WINDOW};
 pub use hosts::{Hosts, InvalidHost};
 pub use link::{AgentSkillsLink, AgentSkillsLinkLayer, InvalidIndexUrl, ResponseFuture};
 pub use policy::{
     ADDRESSED_CACHE_CONTROL, ALLOWED_METHODS, COMMON_HEADERS, DEFAULT_CACHE_CONTROL,
-    DEFAULT_CORS_MAX_AGE, DEFAULT_ERROR_CACHE_CONTROL, PREFLIGHT_HEADERS, Rejection,
+    DEFAULT_CHALLENGE, DEFAULT_CORS_MAX_AGE, DEFAULT_CREDENTIAL_HEADERS,
+    DEFAULT_ERROR_CACHE_CONTROL, PREFLIGHT_HEADERS, PRIVATE_ADDRESSED_CACHE_CONTROL,
+    PRIVATE_CACHE_CONTROL, PRIVATE_ERROR_CACHE_CONTROL, Private, PrivateError, Rejection,
 };
+pub use refusal::{FORBIDDEN_TEXT, Refusal, RefusalFuture, RefusalLayer, UNAUTHORIZED_TEXT};
 pub use router::{RouterBuilder, live_router, router};
 #[cfg(feature = "server")]
 #[doc(inline)]

@@ -1,13 +1,13 @@
 //! Routers over catalogs that change: one [`LiveCatalog`] ([`RouterBuilder::live`]), or one
-//! per host ([`RouterBuilder::hosts`]). Each follows its catalogs through a
-//! [`LiveView`] that prepares the table of every answer, by path, before a catalog is
+//! per caller ([`RouterBuilder::callers`]; per host, [`RouterBuilder::hosts`], is the case
+//! whose key is the host). Each follows its catalogs through a [`LiveView`] that prepares the table of every answer, by path, before a catalog is
 //! published, with the artifacts the handle retains of the catalogs it replaced; a request
 //! reads one snapshot and answers from it alone.
 //!
 //! [`RouterBuilder::live`]: crate::RouterBuilder::live
 //! [`RouterBuilder::hosts`]: crate::RouterBuilder::hosts
+//! [`RouterBuilder::callers`]: crate::RouterBuilder::callers
 
-use std::collections::HashMap;
 use std::convert::Infallible;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -17,13 +17,8 @@ use axum::body::Body;
 use http::{Request, Response};
 use skillpub_core::{Catalog, LiveCatalog, live::LiveView, live::Retained};
 
-use crate::hosts::{HostName, Hosts};
+use crate::callers::{Choose, Visibility};
 use crate::policy::{Answer, Policy, Shared, Table, answer};
-
-/// Hosts looked up on every request: foldhash, seeded per map, hashes several times faster
-/// than the standard SipHash. The keys are the configured hosts, so a request can only make a
-/// look-up miss, never grow the map.
-type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// Answers `request` from the table `view` publishes. The snapshot is read only while the
 /// answer is picked (and, when it is ready, made): making an encoded variant, on the first
@@ -99,41 +94,53 @@ impl<B> tower::Service<Request<B>> for LiveAnswers {
     }
 }
 
-/// The service of a per-host router: the catalog of the request's host, or the default one,
-/// or none (every path is then unpublished).
+/// A view of a per-caller router: the tables of its catalog, and its policy's shared answers.
+type View = (LiveView<Arc<Table>>, Arc<Shared>);
+
+/// The service of a per-caller (and per-host) router: the view the request's key chooses, or
+/// none (every path is then unpublished, under the policy of the strictest view).
 #[derive(Clone)]
-pub(crate) struct HostAnswers {
-    by_host: Arc<FastMap<HostName, LiveView<Arc<Table>>>>,
-    default: Option<LiveView<Arc<Table>>>,
-    shared: Arc<Shared>,
+pub(crate) struct CallerAnswers {
+    chooser: Arc<dyn Choose>,
+    views: Arc<[View]>,
+    nobody: Arc<Shared>,
 }
 
-impl HostAnswers {
-    pub(crate) fn new(hosts: &Hosts, policy: &Policy, shared: Arc<Shared>) -> Self {
-        let follow = |live| follow(live, policy.clone());
-        let by_host = hosts
-            .names()
-            .map(|(name, live)| (name.clone(), follow(live)))
+impl CallerAnswers {
+    /// Follows every view of `chooser` (`views`, in its order), each under the policy
+    /// `policy_of` its visibility; `nobody` is the policy of requests no view is for.
+    pub(crate) fn new(
+        chooser: Arc<dyn Choose>,
+        views: &[(LiveCatalog, Visibility)],
+        policy_of: impl Fn(Visibility) -> Policy,
+        nobody: &Policy,
+    ) -> Self {
+        let views = views
+            .iter()
+            .map(|(live, visibility)| {
+                let policy = policy_of(*visibility);
+                let shared = Arc::new(policy.shared());
+                (follow(live, policy), shared)
+            })
             .collect();
-        let default = hosts.default_live().map(follow);
         Self {
-            by_host: Arc::new(by_host),
-            default,
-            shared,
+            chooser,
+            views,
+            nobody: Arc::new(nobody.shared()),
         }
     }
 }
 
-impl fmt::Debug for HostAnswers {
+impl fmt::Debug for CallerAnswers {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("HostAnswers")
-            .field("hosts", &self.by_host.keys().collect::<Vec<_>>())
-            .field("default", &self.default.is_some())
+        f.debug_struct("CallerAnswers")
+            .field("chooser", &self.chooser)
+            .field("views", &self.views.len())
             .finish_non_exhaustive()
     }
 }
 
-impl<B> tower::Service<Request<B>> for HostAnswers {
+impl tower::Service<Request<Body>> for CallerAnswers {
     type Response = Response<Body>;
     type Error = Infallible;
     type Future = Answer;
@@ -142,13 +149,11 @@ impl<B> tower::Service<Request<B>> for HostAnswers {
         Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, request: Request<B>) -> Self::Future {
-        let view = HostName::of_request(&request)
-            .and_then(|host| self.by_host.get(host.as_ref()))
-            .or(self.default.as_ref());
-        match view {
-            Some(view) => answer_from(view, &self.shared, request),
-            None => answer(None, &self.shared, request),
+    fn call(&mut self, mut request: Request<Body>) -> Self::Future {
+        let chosen = self.chooser.choose(&mut request);
+        match chosen.and_then(|index| self.views.get(index)) {
+            Some((view, shared)) => answer_from(view, shared, request),
+            None => answer(None, &self.nobody, request),
         }
     }
 }

@@ -14,9 +14,10 @@ use skillpub_core::{
 };
 use tower::Service;
 
+use crate::callers::{Callers, Choose, Visibility};
 use crate::hosts::Hosts;
-use crate::live::{self, HostAnswers, LiveAnswers};
-use crate::policy::{Answers, Policy, Table};
+use crate::live::{self, CallerAnswers, LiveAnswers};
+use crate::policy::{Answers, Policy, Private, PrivateError, Table};
 
 /// A `Router` that serves a catalog at `/.well-known/agent-skills/`, with the default policy.
 ///
@@ -114,6 +115,10 @@ where
 pub struct RouterBuilder {
     source: Source,
     policy: Policy,
+    /// The private policy, when set.
+    private: Option<Private>,
+    /// The knobs of public views set explicitly, to refuse on a router without any.
+    public_knobs: Vec<&'static str>,
 }
 
 /// What a router serves.
@@ -123,8 +128,10 @@ enum Source {
     Fixed(Catalog),
     /// The catalog of a handle at each moment.
     Live(LiveCatalog),
-    /// A catalog per host.
+    /// A catalog per host: the case of [`Source::Callers`] whose key is the host.
     Hosts(Hosts),
+    /// A catalog per caller.
+    Callers(Arc<dyn Choose>),
 }
 
 impl RouterBuilder {
@@ -170,11 +177,66 @@ impl RouterBuilder {
         Self::from_source(Source::Hosts(hosts))
     }
 
+    /// Serves the catalog of each request's caller (see [`Callers`]): each view public or
+    /// private as [`Callers`] says, private ones under the policy of
+    /// [`private`](Self::private) (its defaults when not set), public ones under the public
+    /// policy with `Vary` on the credential headers when the router has private views. Each
+    /// catalog can be live, as with [`live`](Self::live).
+    pub fn callers<K>(callers: Callers<K>) -> Self
+    where
+        K: Clone + Eq + std::hash::Hash + Send + Sync + 'static,
+    {
+        Self::from_source(Source::Callers(callers.into_chooser()))
+    }
+
     fn from_source(source: Source) -> Self {
         Self {
             source,
             policy: Policy::default(),
+            private: None,
+            public_knobs: Vec::new(),
         }
+    }
+
+    /// The private policy: for a router of [`new`](Self::new), [`live`](Self::live) or
+    /// [`hosts`](Self::hosts), every answer is private; for one of [`callers`](Self::callers),
+    /// the views it marks [`Visibility::Private`] are. A private answer is never `public`
+    /// (the `Cache-Control` values of [`Private`], checked by [`try_build`](Self::try_build)),
+    /// varies on the credential headers and on `Origin`, and names the request's origin with
+    /// `Access-Control-Allow-Credentials: true` when [`Private::allow_origins`] lists it (no
+    /// `Access-Control-Allow-Origin` at all otherwise); its preflight allows `Authorization`.
+    /// The [HTTP policy](crate#private-catalogs) lists every answer.
+    ///
+    /// The `Cache-Control` knobs of this builder are those of the public views; a router whose
+    /// every view is private takes them from [`Private`] instead, and refuses them here.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use http::Request;
+    /// use skillpub_axum::{Private, RouterBuilder};
+    /// use tower::ServiceExt;
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let catalog = skillpub_core::Catalog::new(Vec::<skillpub_core::Skill>::new())?;
+    /// let skills: axum::Router = RouterBuilder::new(catalog)
+    ///     .private(Private::new().allow_origins(["https://app.example.com"]))
+    ///     .try_build()?;
+    /// let request = Request::get("/.well-known/agent-skills/index.json")
+    ///     .header("origin", "https://app.example.com")
+    ///     .body(axum::body::Body::empty())?;
+    /// let response = skills.oneshot(request).await?;
+    /// assert_eq!(response.headers()["cache-control"], "private, no-cache, no-transform");
+    /// assert_eq!(response.headers()["access-control-allow-origin"], "https://app.example.com");
+    /// assert_eq!(response.headers()["access-control-allow-credentials"], "true");
+    /// assert_eq!(response.headers()["vary"], "Accept-Encoding, Origin, Authorization, Cookie");
+    /// # Ok(())
+    /// # }
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(run()).unwrap();
+    /// ```
+    pub fn private(mut self, private: Private) -> Self {
+        self.private = Some(private);
+        self
     }
 
     /// `Cache-Control` of the `200`, `304` and preflight answers at every path but the
@@ -189,6 +251,7 @@ impl RouterBuilder {
     /// artifacts of replaced catalogs for longer
     /// ([`Retention`](skillpub_core::live::Retention)), which a restart breaks.
     pub fn cache_control(mut self, value: HeaderValue) -> Self {
+        self.public_knobs.push("cache_control");
         self.policy.cache_control = value;
         self
     }
@@ -212,6 +275,7 @@ impl RouterBuilder {
     /// # Ok::<(), skillpub_core::Errors>(())
     /// ```
     pub fn addressed_cache_control(mut self, value: HeaderValue) -> Self {
+        self.public_knobs.push("addressed_cache_control");
         self.policy.addressed_cache_control = value;
         self
     }
@@ -220,6 +284,7 @@ impl RouterBuilder {
     /// (default [`DEFAULT_ERROR_CACHE_CONTROL`](crate::DEFAULT_ERROR_CACHE_CONTROL),
     /// `public, max-age=10`).
     pub fn error_cache_control(mut self, value: HeaderValue) -> Self {
+        self.public_knobs.push("error_cache_control");
         self.policy.error_cache_control = value;
         self
     }
@@ -265,16 +330,64 @@ impl RouterBuilder {
     ///
     /// # Panics
     ///
-    /// Merging the result panics if the app already has a route under
-    /// `/.well-known/agent-skills/`.
+    /// If [`try_build`](Self::try_build) fails: a setting of the private policy that could
+    /// leak one caller's answer to another. Merging the result panics if the app already has
+    /// a route under `/.well-known/agent-skills/`.
+    #[track_caller]
     pub fn build<S>(self) -> Router<S>
     where
         S: Clone + Send + Sync + 'static,
     {
-        let shared = Arc::new(self.policy.shared());
-        match self.source {
+        match self.try_build() {
+            Ok(router) => router,
+            Err(error) => panic!("{error}"),
+        }
+    }
+
+    /// Prepares every answer and returns the router, or why its private policy cannot be
+    /// used.
+    ///
+    /// # Errors
+    ///
+    /// A setting of [`Private`] that [`Private::check`] refuses, when the router has private
+    /// views; a `Cache-Control` knob of this builder set for a router whose every view is
+    /// private ([`PrivateError::PublicKnob`]).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use http::HeaderValue;
+    /// use skillpub_axum::{Private, PrivateError, RouterBuilder};
+    ///
+    /// let catalog = skillpub_core::Catalog::new(Vec::<skillpub_core::Skill>::new())?;
+    /// let leaky = RouterBuilder::new(catalog)
+    ///     .private(Private::new())
+    ///     .cache_control(HeaderValue::from_static("public, max-age=60"))
+    ///     .try_build::<()>();
+    /// assert_eq!(leaky.unwrap_err(), PrivateError::PublicKnob("cache_control"));
+    /// # Ok::<(), skillpub_core::Errors>(())
+    /// ```
+    pub fn try_build<S>(self) -> Result<Router<S>, PrivateError>
+    where
+        S: Clone + Send + Sync + 'static,
+    {
+        let everything_private =
+            self.private.is_some() && !matches!(self.source, Source::Callers(_));
+        if everything_private && let Some(knob) = self.public_knobs.first() {
+            return Err(PrivateError::PublicKnob(knob));
+        }
+        let rules = match &self.private {
+            Some(private) => Some(Arc::new(private.rules()?)),
+            None => None,
+        };
+        let policy = match (&rules, everything_private) {
+            (Some(rules), true) => self.policy.private(rules),
+            _ => self.policy.clone(),
+        };
+        let shared = Arc::new(policy.shared());
+        Ok(match self.source {
             Source::Fixed(catalog) => {
-                let table = Table::new(&self.policy, &catalog, &Retained::default(), None);
+                let table = Table::new(&policy, &catalog, &Retained::default(), None);
                 let answers = Answers::new(Arc::new(table), shared);
                 routes(Router::new(), [&catalog], &answers)
             }
@@ -282,16 +395,55 @@ impl RouterBuilder {
                 // The folders and the API catalog as the first catalog publishes them; every
                 // catalog after it is served on those routes.
                 let first = live.catalog();
-                let answers = LiveAnswers::new(live::follow(&live, self.policy), shared);
+                let answers = LiveAnswers::new(live::follow(&live, policy), shared);
                 routes(Router::new(), [&first], &answers)
             }
             Source::Hosts(hosts) => {
-                let catalogs: Vec<Catalog> = hosts.catalogs().map(LiveCatalog::catalog).collect();
-                let answers = HostAnswers::new(&hosts, &self.policy, shared);
-                routes(Router::new(), &catalogs, &answers)
+                let visibility = if everything_private {
+                    Visibility::Private
+                } else {
+                    Visibility::Public
+                };
+                callers_routes(&self.policy, hosts.into_chooser(visibility), rules)?
             }
-        }
+            Source::Callers(chooser) => callers_routes(&self.policy, chooser, rules)?,
+        })
     }
+}
+
+/// The routes of a router that chooses a view per request: each view under the policy
+/// of its visibility (the private one of `rules`, the defaults of [`Private`] when a view
+/// is private and none was given), the public ones varying on the credential headers
+/// when any view is private.
+fn callers_routes<S>(
+    base: &Policy,
+    chooser: Arc<dyn Choose>,
+    rules: Option<Arc<crate::policy::Rules>>,
+) -> Result<Router<S>, PrivateError>
+where
+    S: Clone + Send + Sync + 'static,
+{
+    let views = chooser.views();
+    let any_private = views.iter().any(|(_, v)| *v == Visibility::Private);
+    let rules = match (rules, any_private) {
+        (Some(rules), _) => Some(rules),
+        (None, true) => Some(Arc::new(Private::new().rules()?)),
+        (None, false) => None,
+    };
+    let policy_of = |visibility| match (&rules, visibility) {
+        (Some(rules), Visibility::Private) => base.private(rules),
+        (Some(rules), Visibility::Public) => base.beside(rules),
+        (None, _) => base.clone(),
+    };
+    let catalogs: Vec<Catalog> = views.iter().map(|(live, _)| live.catalog()).collect();
+    // A request that no view is for gets the errors of the strictest view.
+    let nobody = policy_of(if any_private {
+        Visibility::Private
+    } else {
+        Visibility::Public
+    });
+    let answers = CallerAnswers::new(chooser, &views, policy_of, &nobody);
+    Ok(routes(Router::new(), &catalogs, &answers))
 }
 
 /// `router` with the routes to `service`: `/.well-known/agent-skills/` and everything under

@@ -82,6 +82,7 @@ pub struct HttpOptions {
     origins: Option<Vec<String>>,
     hosts: Option<Vec<String>>,
     stateful: bool,
+    private: bool,
     max_streams: usize,
     max_sessions: usize,
     session_idle_timeout: Duration,
@@ -93,6 +94,7 @@ impl Default for HttpOptions {
             origins: None,
             hosts: None,
             stateful: false,
+            private: false,
             max_streams: DEFAULT_MAX_STREAMS,
             max_sessions: DEFAULT_MAX_SESSIONS,
             session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
@@ -192,6 +194,35 @@ impl HttpOptions {
     #[must_use]
     pub fn is_stateful(&self) -> bool {
         self.stateful
+    }
+
+    /// The private policy, for an endpoint that serves skills to callers with credentials
+    /// (default: off). Every answer then says `Cache-Control: private, no-store` and varies on
+    /// `Authorization`, `Cookie` and `Origin`, every result says `cacheScope: private`, and a
+    /// browser page of an allowed origin
+    /// ([`with_allowed_origins`](Self::with_allowed_origins); `null` never) may send
+    /// credentials: its requests get `Access-Control-Allow-Origin: <that origin>` and
+    /// `Access-Control-Allow-Credentials: true`, and its preflight (`OPTIONS`) is answered
+    /// with the methods and headers of the transport, `Authorization` among them. Requests
+    /// from other origins are refused with `403`, as without the switch.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_mcp::HttpOptions;
+    ///
+    /// let options = HttpOptions::default().with_private(true);
+    /// assert!(options.is_private());
+    /// ```
+    pub fn with_private(mut self, on: bool) -> Self {
+        self.private = on;
+        self
+    }
+
+    /// Whether the private policy is on.
+    #[must_use]
+    pub fn is_private(&self) -> bool {
+        self.private
     }
 
     /// Caps the event streams open at once (default [`DEFAULT_MAX_STREAMS`], 512): the
@@ -383,7 +414,7 @@ impl LiveMcpSkills {
 
 /// The endpoint for `server`: the guard, then the sessions when they are on, in front of
 /// rmcp's stateless transport.
-fn service(
+pub(crate) fn service(
     server: SkillsServer,
     live: Option<LiveMcpSkills>,
     options: &HttpOptions,
@@ -392,12 +423,13 @@ fn service(
     let sessions = options
         .stateful
         .then(|| (Arc::new(Sessions::new(limits)), live));
+    let server = server.with_private(options.private);
     let endpoint = Endpoint::new(
         transport(server, options),
         sessions,
         Streams::new(max_streams),
     );
-    Ok(McpService::new(guard, endpoint))
+    Ok(McpService::new(guard, endpoint, options.private))
 }
 
 /// rmcp's stateless transport for `server` (one clone of `server` per request), answering

@@ -79,6 +79,41 @@
 //! answer `None` for a prompt or tool that is not theirs, so yours can answer it
 //! ([`prompt_not_found`] when none has the prompt).
 //!
+//! # Skills per caller, and private endpoints
+//!
+//! [`McpCallers`] serves each caller its own skills: the app's auth middleware, in front of
+//! the endpoint, puts what it found (a principal, a tenant) into the request's extensions,
+//! and rmcp hands every handler the request's parts, so `skills/list`, `skills/get`,
+//! `resources/*`, the prompts, the tools and the instructions of `initialize` answer from the
+//! caller's skills alone. A URI, prompt or tool argument naming another caller's skill is as
+//! unknown as one that no one serves (`-32602`, or a tool error). A caller's skills can be
+//! live ([`McpCallers::live_caller`]): each request answers from the catalog of that moment
+//! (clients of an endpoint per caller are not told of changes; they list again).
+//! [`HttpOptions::with_private`] is the private policy of the endpoint: every answer
+//! `Cache-Control: private, no-store` and `Vary: Origin, Authorization, Cookie`, every result
+//! `cacheScope: private`, and a page of an allowed origin may send credentials (its origin
+//! named back with `Access-Control-Allow-Credentials: true`, its preflight answered). The
+//! HTTP side of the same is `skillpub_axum::Callers` and `RouterBuilder::private`; for the
+//! `401` and `403` of the app's auth, `skillpub_axum::RefusalLayer` gives both endpoints the
+//! challenge and the CORS headers. `examples/private.rs` in the repository serves both.
+//!
+//! ```
+//! use skillpub_core::{Catalog, Skill};
+//! use skillpub_mcp::{HttpOptions, McpCallers, McpSkills};
+//!
+//! /// What the app's auth middleware puts into the extensions of a tenant's request.
+//! #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+//! struct Tenant(&'static str);
+//!
+//! let acme = Catalog::new([Skill::from_static(
+//!     "---\nname: acme-refunds\ndescription: Issues Acme's refunds.\n---\n",
+//! )])?;
+//! let mcp = McpCallers::by_extension::<Tenant>()
+//!     .caller(Tenant("acme"), McpSkills::new(acme))
+//!     .streamable_http_service(HttpOptions::default().with_private(true))?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # Catalogs that change
 //!
 //! [`McpSkills::live`] serves the catalog a [`LiveCatalog`](skillpub_core::LiveCatalog) holds
@@ -140,6 +175,7 @@
 #![doc = include_str!("docs/sessions.md")]
 
 mod answers;
+mod callers;
 mod config;
 mod guard;
 mod http;
@@ -149,6 +185,7 @@ mod media;
 mod options;
 mod paging;
 mod prepare;
+mod private;
 mod prompts;
 mod request;
 mod served;
@@ -160,6 +197,7 @@ mod streams;
 mod tools;
 
 pub use answers::{SESSION_NOT_FOUND, SESSION_REQUIRED, TOO_MANY_SESSIONS, TOO_MANY_STREAMS};
+pub use callers::McpCallers;
 pub use config::{ConfigError, MAX_SESSION_IDLE_TIMEOUT, MAX_SESSIONS_LIMIT, MAX_STREAMS_LIMIT};
 pub use http::{
     DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STREAMS, DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions,

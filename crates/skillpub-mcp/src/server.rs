@@ -1,16 +1,17 @@
 //! [`SkillsServer`]: a ready MCP server handler that serves a catalog and nothing else.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
-    CallToolRequestMethod, CallToolRequestParams, CallToolResponse, GetPromptRequestMethod,
-    GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult,
-    Implementation, ListPromptsRequestMethod, ListPromptsResult, ListResourcesResult,
-    ListSkillsResult, ListToolsRequestMethod, ListToolsResult, PaginatedRequestParams,
-    PromptsCapability, ProtocolVersion, ReadResourceDirectoryRequestParams,
-    ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, ServerCapabilities, ServerConfig, ToolsCapability,
+    CacheScope, CallToolRequestMethod, CallToolRequestParams, CallToolResponse, DiscoverResult,
+    GetPromptRequestMethod, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams,
+    GetSkillResult, Implementation, InitializeRequestParams, InitializeResult,
+    ListPromptsRequestMethod, ListPromptsResult, ListResourcesResult, ListSkillsResult,
+    ListToolsRequestMethod, ListToolsResult, PaginatedRequestParams, PromptsCapability,
+    ProtocolVersion, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities,
+    ServerConfig, ToolsCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -20,6 +21,17 @@ use crate::live::LiveMcpSkills;
 
 use crate::prompts::prompt_not_found;
 use crate::skills::{McpSkills, resource_not_found};
+
+/// What a handler needs of skills chosen per caller ([`McpCallers`](crate::McpCallers)),
+/// without their key type.
+pub(crate) trait Choose: Send + Sync + std::fmt::Debug {
+    /// The skills of the caller of `context`.
+    fn skills(&self, context: &RequestContext<RoleServer>) -> McpSkills;
+    /// The skills of the caller of a request with these parts.
+    fn skills_of(&self, parts: Option<&http::request::Parts>) -> McpSkills;
+    /// The capabilities every caller's skills need.
+    fn capabilities(&self) -> ServerCapabilities;
+}
 
 /// The capabilities of the skills extension: `resources`, and the extension with
 /// `directoryRead: true`. [`McpSkills::capabilities`] adds `prompts` and `tools` when those
@@ -84,6 +96,9 @@ impl McpSkills {
 #[derive(Debug)]
 pub struct SkillsServer {
     skills: Served,
+    /// Whether results say `cacheScope: private` whatever the skills' options say
+    /// ([`HttpOptions::with_private`](crate::HttpOptions::with_private)).
+    private: bool,
     /// Dropped with the handler, which ends what its session follows. Made only once a
     /// session is initialized: the stateless transport makes a handler for every request
     /// and never initializes one.
@@ -95,6 +110,8 @@ pub struct SkillsServer {
 enum Served {
     Fixed(McpSkills),
     Live(LiveMcpSkills),
+    /// The skills of each request's caller.
+    Callers(Arc<dyn Choose>),
 }
 
 impl SkillsServer {
@@ -121,19 +138,41 @@ impl SkillsServer {
         Self::serving(Served::Live(skills))
     }
 
+    /// Serves the skills of each request's caller.
+    pub(crate) fn callers(callers: Arc<dyn Choose>) -> Self {
+        Self::serving(Served::Callers(callers))
+    }
+
     fn serving(skills: Served) -> Self {
         Self {
             skills,
+            private: false,
             session: OnceLock::new(),
         }
     }
 
-    /// The skills it serves now: for a live handle, those of the current catalog.
+    /// The same server, whose results say `cacheScope: private` when `private`.
+    pub(crate) fn with_private(mut self, private: bool) -> Self {
+        self.private = private;
+        self
+    }
+
+    /// The skills it serves now: for a live handle, those of the current catalog; for
+    /// skills chosen per caller, those of a caller without a key.
     #[must_use]
     pub fn skills(&self) -> McpSkills {
         match &self.skills {
             Served::Fixed(skills) => skills.clone(),
             Served::Live(live) => live.current(),
+            Served::Callers(callers) => callers.skills_of(None),
+        }
+    }
+
+    /// The skills it serves the caller of `context`.
+    fn skills_for(&self, context: &RequestContext<RoleServer>) -> McpSkills {
+        match &self.skills {
+            Served::Callers(callers) => callers.skills(context),
+            Served::Fixed(_) | Served::Live(_) => self.skills(),
         }
     }
 
@@ -142,6 +181,24 @@ impl SkillsServer {
         match &self.skills {
             Served::Fixed(_) => skills.capabilities(),
             Served::Live(live) => live.capabilities(),
+            Served::Callers(callers) => callers.capabilities(),
+        }
+    }
+
+    /// What `initialize` and `server/discover` say, with the instructions of `skills`.
+    fn info(&self, skills: &McpSkills) -> ServerConfig {
+        ServerConfig::new(self.capabilities(skills))
+            .with_server_info(Implementation::new("skillpub", env!("CARGO_PKG_VERSION")))
+            .with_instructions(skills.instructions())
+    }
+
+    /// `result` fitted to the peer of `context`, and private when the endpoint is.
+    fn fit<T: CacheHinted>(&self, result: T, context: &RequestContext<RoleServer>) -> T {
+        let result = fit_to_peer(result, context);
+        if self.private {
+            result.privately_scoped()
+        } else {
+            result
         }
     }
 }
@@ -149,7 +206,7 @@ impl SkillsServer {
 impl Clone for SkillsServer {
     /// The same skills, for another session.
     fn clone(&self) -> Self {
-        Self::serving(self.skills.clone())
+        Self::serving(self.skills.clone()).with_private(self.private)
     }
 }
 
@@ -159,6 +216,8 @@ impl Clone for SkillsServer {
 pub trait CacheHinted {
     /// Removes the hints.
     fn without_cache_hints(self) -> Self;
+    /// Says `cacheScope: private` where a scope is said: the answer is for this caller.
+    fn privately_scoped(self) -> Self;
 }
 
 macro_rules! cache_hinted {
@@ -167,6 +226,13 @@ macro_rules! cache_hinted {
             fn without_cache_hints(mut self) -> Self {
                 self.ttl_ms = None;
                 self.cache_scope = None;
+                self
+            }
+
+            fn privately_scoped(mut self) -> Self {
+                if self.cache_scope.is_some() {
+                    self.cache_scope = Some(CacheScope::Private);
+                }
                 self
             }
         }
@@ -202,10 +268,30 @@ fn cursor(params: Option<&PaginatedRequestParams>) -> Option<&str> {
 
 impl ServerHandler for SkillsServer {
     fn get_info(&self) -> ServerConfig {
-        let skills = self.skills();
-        ServerConfig::new(self.capabilities(&skills))
-            .with_server_info(Implementation::new("skillpub", env!("CARGO_PKG_VERSION")))
-            .with_instructions(skills.instructions())
+        self.info(&self.skills())
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        let mut result = self.negotiate_initialize(&request)?;
+        if let Served::Callers(_) = &self.skills {
+            result.instructions = self.info(&self.skills_for(&context)).instructions;
+        }
+        Ok(result)
+    }
+
+    async fn discover(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.info(&self.skills_for(&context)),
+        ))
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
@@ -227,14 +313,14 @@ impl ServerHandler for SkillsServer {
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
         match &self.skills {
-            Served::Fixed(_) => None,
+            Served::Fixed(_) | Served::Callers(_) => None,
             Served::Live(live) => Some(requested.intersection(&live.subscription_filter())),
         }
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         match &self.skills {
-            Served::Fixed(_) => context.cancelled().await,
+            Served::Fixed(_) | Served::Callers(_) => context.cancelled().await,
             Served::Live(live) => {
                 live.changes()
                     .tell(context.sink(), context.cancelled())
@@ -249,20 +335,20 @@ impl ServerHandler for SkillsServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        let skills = self.skills();
+        let skills = self.skills_for(&context);
         if !skills.offers_prompts() {
             return Err(ErrorData::method_not_found::<ListPromptsRequestMethod>());
         }
         let result = skills.list_prompts(cursor(request.as_ref()))?;
-        Ok(fit_to_peer(result, &context))
+        Ok(self.fit(result, &context))
     }
 
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let skills = self.skills();
+        let skills = self.skills_for(&context);
         if !skills.offers_prompts() {
             return Err(ErrorData::method_not_found::<GetPromptRequestMethod>());
         }
@@ -277,20 +363,20 @@ impl ServerHandler for SkillsServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let skills = self.skills();
+        let skills = self.skills_for(&context);
         if !skills.offers_tools() {
             return Err(ErrorData::method_not_found::<ListToolsRequestMethod>());
         }
         let result = skills.list_tools(cursor(request.as_ref()))?;
-        Ok(fit_to_peer(result, &context))
+        Ok(self.fit(result, &context))
     }
 
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let skills = self.skills();
+        let skills = self.skills_for(&context);
         if !skills.offers_tools() {
             return Err(ErrorData::method_not_found::<CallToolRequestMethod>());
         }
@@ -312,9 +398,9 @@ impl ServerHandler for SkillsServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, ErrorData> {
-        let skills = self.skills();
+        let skills = self.skills_for(&context);
         let result = skills.list_skills(cursor(request.as_ref()))?;
-        Ok(fit_to_peer(result, &context))
+        Ok(self.fit(result, &context))
     }
 
     async fn get_skill(
@@ -322,8 +408,8 @@ impl ServerHandler for SkillsServer {
         request: GetSkillRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, ErrorData> {
-        let skills = self.skills();
-        Ok(fit_to_peer(skills.get_skill(&request.uri)?, &context))
+        let skills = self.skills_for(&context);
+        Ok(self.fit(skills.get_skill(&request.uri)?, &context))
     }
 
     async fn read_resource_directory(
@@ -331,9 +417,9 @@ impl ServerHandler for SkillsServer {
         request: ReadResourceDirectoryRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceDirectoryResult, ErrorData> {
-        let skills = self.skills();
+        let skills = self.skills_for(&context);
         let result = skills.read_resource_directory(&request.uri, request.cursor.as_deref())?;
-        Ok(fit_to_peer(result, &context))
+        Ok(self.fit(result, &context))
     }
 
     async fn list_resources(
@@ -341,9 +427,9 @@ impl ServerHandler for SkillsServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let skills = self.skills();
+        let skills = self.skills_for(&context);
         let result = skills.list_resources(cursor(request.as_ref()))?;
-        Ok(fit_to_peer(result, &context))
+        Ok(self.fit(result, &context))
     }
 
     async fn read_resource(
@@ -351,9 +437,9 @@ impl ServerHandler for SkillsServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let skills = self.skills();
+        let skills = self.skills_for(&context);
         match skills.read_resource(&request.uri) {
-            Some(result) => Ok(fit_to_peer(result, &context).into()),
+            Some(result) => Ok(self.fit(result, &context).into()),
             None => Err(resource_not_found(&request.uri)),
         }
     }

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
+use http::header::ACCESS_CONTROL_REQUEST_METHOD;
 use http::{Method, Request};
 use http_body::Body;
 use tower::Service;
@@ -20,6 +21,7 @@ use tower::Service;
 use crate::answers::BoxResponse;
 use crate::guard::Guard;
 use crate::media;
+use crate::private;
 use crate::request::{Incoming, MAX_BODY, read};
 use crate::sessions::Endpoint;
 
@@ -58,13 +60,16 @@ use crate::sessions::Endpoint;
 pub struct McpService {
     guard: Arc<Guard>,
     endpoint: Endpoint,
+    /// Whether every answer gets the private policy's headers.
+    private: bool,
 }
 
 impl McpService {
-    pub(crate) fn new(guard: Guard, endpoint: Endpoint) -> Self {
+    pub(crate) fn new(guard: Guard, endpoint: Endpoint, private: bool) -> Self {
         Self {
             guard: Arc::new(guard),
             endpoint,
+            private,
         }
     }
 
@@ -91,6 +96,7 @@ impl fmt::Debug for McpService {
         f.debug_struct("McpService")
             .field("guard", &self.guard)
             .field("endpoint", &self.endpoint)
+            .field("private", &self.private)
             .finish()
     }
 }
@@ -111,24 +117,55 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let (guard, endpoint) = (Arc::clone(&self.guard), self.endpoint.clone());
+        let private = self.private;
         Box::pin(async move {
             if let Err(refused) = guard.check(request.uri(), request.headers()) {
-                return Ok(refused.answer());
+                let mut refused = refused.answer();
+                if private {
+                    private::stamp(&mut refused, None);
+                }
+                return Ok(refused);
             }
-            let (head, body) = request.into_parts();
-            if head.method != Method::POST {
-                // Nobody reads the body of another method.
-                let body = Bytes::new();
-                return Ok(endpoint.handle(Incoming { head, body }).await);
+            if !private {
+                return Ok(pass(endpoint, request).await);
             }
-            if !media::is_json_post(&head.headers) {
-                let body = Bytes::new();
-                return Ok(endpoint.forward(Incoming { head, body }).await);
-            }
-            Ok(match read(body, MAX_BODY).await {
-                Ok(body) => endpoint.handle(Incoming { head, body }).await,
-                Err(refused) => refused,
-            })
+            let origin = private::origin(request.headers());
+            let mut answer = if origin.is_some()
+                && request.method() == Method::OPTIONS
+                && request
+                    .headers()
+                    .contains_key(ACCESS_CONTROL_REQUEST_METHOD)
+            {
+                private::preflight()
+            } else {
+                pass(endpoint, request).await
+            };
+            private::stamp(&mut answer, origin);
+            Ok(answer)
         })
+    }
+}
+
+/// The endpoint's answer to `request`, which the guard let through: the transport's, after
+/// the body of a `POST` is read.
+async fn pass<B>(endpoint: Endpoint, request: Request<B>) -> BoxResponse
+where
+    B: Body + Send + 'static,
+    B::Error: Display,
+    B::Data: Send + 'static,
+{
+    let (head, body) = request.into_parts();
+    if head.method != Method::POST {
+        // Nobody reads the body of another method.
+        let body = Bytes::new();
+        return endpoint.handle(Incoming { head, body }).await;
+    }
+    if !media::is_json_post(&head.headers) {
+        let body = Bytes::new();
+        return endpoint.forward(Incoming { head, body }).await;
+    }
+    match read(body, MAX_BODY).await {
+        Ok(body) => endpoint.handle(Incoming { head, body }).await,
+        Err(refused) => refused,
     }
 }

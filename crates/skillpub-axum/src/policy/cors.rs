@@ -4,19 +4,22 @@
 
 use std::time::Duration;
 
-use http::header::{ACCESS_CONTROL_MAX_AGE, HeaderName};
+use http::header::{ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_MAX_AGE, HeaderName, VARY};
 use http::{HeaderValue, StatusCode};
 
 use super::prepared::Prepared;
 use super::settings::METHODS;
-use super::settings::Policy;
+use super::settings::{Audience, Policy};
+
+/// The request headers any page may send: the conditional ones.
+const CONDITIONAL_HEADERS: &str = "If-None-Match, If-Match";
 
 /// The headers of a preflight answer besides the common ones and `Access-Control-Max-Age`,
 /// as text: a static export configures its server with the same list.
 pub const PREFLIGHT_HEADERS: [(&str, &str); 3] = [
     ("allow", METHODS),
     ("access-control-allow-methods", METHODS),
-    ("access-control-allow-headers", "If-None-Match, If-Match"),
+    ("access-control-allow-headers", CONDITIONAL_HEADERS),
 ];
 
 impl Policy {
@@ -30,6 +33,20 @@ impl Policy {
             );
         }
         headers.insert(ACCESS_CONTROL_MAX_AGE, max_age(self.cors_max_age));
+        // Beside or in private views, a page may send credentials, and an allowed origin is
+        // named back (see `method.rs`), so the answer depends on `Origin` too.
+        if let Audience::Beside(rules) | Audience::Private(rules) = &self.audience
+            && !rules.sendable.is_empty()
+        {
+            let allowed = format!("{CONDITIONAL_HEADERS}, {}", rules.sendable);
+            // The names were checked as header names, and `, ` joins them.
+            if let Ok(allowed) = HeaderValue::from_str(&allowed) {
+                headers.insert(ACCESS_CONTROL_ALLOW_HEADERS, allowed);
+            }
+        }
+        if let Audience::Beside(rules) | Audience::Private(rules) = &self.audience {
+            headers.insert(VARY, rules.vary_with_origin(false));
+        }
         Prepared::without_content(StatusCode::NO_CONTENT, headers)
     }
 }

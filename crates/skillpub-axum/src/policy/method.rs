@@ -15,6 +15,7 @@ use super::address::Address;
 use super::conditional::Condition;
 use super::deferred::Ticket;
 use super::prepared::Prepared;
+use super::private::allow_credentials;
 use super::resource::{Resource, Selected, Unavailable, Variant};
 use super::shared::Shared;
 use super::table::{Hit, Table};
@@ -44,6 +45,7 @@ impl Answers {
 #[inline]
 pub(crate) fn answer<B>(hit: Option<Hit<'_>>, shared: &Arc<Shared>, request: Request<B>) -> Answer {
     let method = request.method();
+    let origin = shared.credentialed_origin(method, request.headers());
     match pick(
         hit,
         shared,
@@ -51,7 +53,13 @@ pub(crate) fn answer<B>(hit: Option<Hit<'_>>, shared: &Arc<Shared>, request: Req
         request.headers(),
         Unavailable::default(),
     ) {
-        Pick::Ready(ready) => Answer(State::Ready(Some(ready.response(shared, method)))),
+        Pick::Ready(ready) => {
+            let mut response = ready.response(shared, method);
+            if let Some(origin) = origin {
+                allow_credentials(response.headers_mut(), origin);
+            }
+            Answer(State::Ready(Some(response)))
+        }
         Pick::Pending(resource, address, coding) => {
             let (parts, _) = request.into_parts();
             Answer(State::Waiting(Box::new(Waiting {
@@ -63,6 +71,7 @@ pub(crate) fn answer<B>(hit: Option<Hit<'_>>, shared: &Arc<Shared>, request: Req
                 coding,
                 ticket: None,
                 unavailable: Unavailable::default(),
+                origin,
             })))
         }
     }
@@ -157,6 +166,8 @@ struct Waiting {
     ticket: Option<Ticket>,
     /// The codings whose making failed while this request waited.
     unavailable: Unavailable,
+    /// The origin its answer names back, if any (see `Shared::credentialed_origin`).
+    origin: Option<HeaderValue>,
 }
 
 impl Future for Answer {
@@ -193,7 +204,11 @@ impl Future for Answer {
             );
             match pick {
                 Pick::Ready(ready) => {
-                    return Poll::Ready(Ok(ready.response(&waiting.shared, &waiting.method)));
+                    let mut response = ready.response(&waiting.shared, &waiting.method);
+                    if let Some(origin) = waiting.origin.take() {
+                        allow_credentials(response.headers_mut(), origin);
+                    }
+                    return Poll::Ready(Ok(response));
                 }
                 Pick::Pending(_, _, coding) => waiting.coding = coding,
             }

@@ -24,6 +24,7 @@
 //! - `deferred`: a variant being made, which requests await without blocking a thread;
 //! - `conditional`: `If-Match` and `If-None-Match`;
 //! - `cors`: the preflight answer;
+//! - `private`: the private policy's settings, and the CORS of a credentialed answer;
 //! - `rejection`: the error answers;
 //! - `prepared`: a prepared answer, and how answers without content (`304`, `204`) are sent.
 
@@ -35,6 +36,7 @@ mod deferred;
 mod encoder;
 mod method;
 mod prepared;
+mod private;
 mod rejection;
 mod resource;
 mod settings;
@@ -44,6 +46,11 @@ mod template;
 
 pub use cors::PREFLIGHT_HEADERS;
 pub(crate) use method::{Answer, Answers, answer};
+pub use private::{
+    DEFAULT_CHALLENGE, DEFAULT_CREDENTIAL_HEADERS, PRIVATE_ADDRESSED_CACHE_CONTROL,
+    PRIVATE_CACHE_CONTROL, PRIVATE_ERROR_CACHE_CONTROL, Private, PrivateError,
+};
+pub(crate) use private::{Rules, allow_credentials};
 pub use rejection::Rejection;
 pub use settings::ALLOWED_METHODS;
 pub(crate) use settings::Policy;

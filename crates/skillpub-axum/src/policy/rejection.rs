@@ -6,8 +6,8 @@ use http::header::{ALLOW, CONTENT_TYPE, VARY};
 use http::{HeaderValue, StatusCode};
 
 use super::prepared::Prepared;
+use super::settings::Policy;
 use super::settings::{ALLOWED_METHODS, METHODS};
-use super::settings::{Policy, VARY_ACCEPT_ENCODING};
 
 const JSON: HeaderValue = HeaderValue::from_static(skillpub_core::media::JSON);
 
@@ -82,7 +82,9 @@ impl Policy {
                 headers.insert(ALLOW, ALLOWED_METHODS);
             }
             Rejection::NotAcceptable => {
-                headers.insert(VARY, VARY_ACCEPT_ENCODING);
+                if let Some(vary) = self.vary(true) {
+                    headers.insert(VARY, vary);
+                }
             }
             Rejection::NotFound | Rejection::PreconditionFailed => {}
         }

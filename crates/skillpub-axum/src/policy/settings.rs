@@ -1,9 +1,14 @@
 //! The header policy's settings and the headers every answer shares.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use http::header::{CACHE_CONTROL, CONTENT_ENCODING, HeaderName};
+use http::header::{
+    ACCESS_CONTROL_ALLOW_ORIGIN, CACHE_CONTROL, CONTENT_ENCODING, HeaderName, VARY,
+};
 use http::{HeaderMap, HeaderValue};
+
+use super::private::Rules;
 
 /// Default `Cache-Control` of the index, of every canonical path (`200` and `304`) and of
 /// preflight answers: every cache may store them, and must ask the origin before each use.
@@ -102,6 +107,20 @@ pub(crate) struct Policy {
     pub(crate) addressed_cache_control: HeaderValue,
     pub(crate) error_cache_control: HeaderValue,
     pub(crate) cors_max_age: Duration,
+    /// Who the answers are for.
+    pub(crate) audience: Audience,
+}
+
+/// Who a view's answers are for, which decides their `Vary` and CORS headers.
+#[derive(Debug, Clone)]
+pub(crate) enum Audience {
+    /// Anyone, in a router without private views: today's policy.
+    Public,
+    /// Anyone, in a router that also has private views: `Vary` on the credential headers,
+    /// and a preflight that allows them and names an allowed origin back.
+    Beside(Arc<Rules>),
+    /// Callers with credentials: the private policy.
+    Private(Arc<Rules>),
 }
 
 impl Default for Policy {
@@ -111,13 +130,17 @@ impl Default for Policy {
             addressed_cache_control: const { HeaderValue::from_static(ADDRESSED_CACHE_CONTROL) },
             error_cache_control: const { HeaderValue::from_static(DEFAULT_ERROR_CACHE_CONTROL) },
             cors_max_age: DEFAULT_CORS_MAX_AGE,
+            audience: Audience::Public,
         }
     }
 }
 
 impl Policy {
     /// The headers on every answer: caching, CORS, `nosniff`, a sandboxing CSP, and
-    /// `Content-Encoding: identity` (an encoded variant replaces it).
+    /// `Content-Encoding: identity` (an encoded variant replaces it); `Vary` on the
+    /// credential headers beside or in private views. A private view's answers have no
+    /// `Access-Control-Allow-Origin` here: each request gets its own, when its origin is
+    /// allowed.
     pub(super) fn common(&self, cache_control: &HeaderValue) -> HeaderMap {
         let mut headers = HeaderMap::with_capacity(12);
         headers.insert(CACHE_CONTROL, cache_control.clone());
@@ -128,6 +151,42 @@ impl Policy {
                 HeaderValue::from_static(value),
             );
         }
+        if let Audience::Private(_) = self.audience {
+            headers.remove(ACCESS_CONTROL_ALLOW_ORIGIN);
+        }
+        if let Some(vary) = self.vary(false) {
+            headers.insert(VARY, vary);
+        }
         headers
+    }
+
+    /// The `Vary` of an answer, whose bytes depend on `Accept-Encoding` when `coded`: `None`
+    /// for an answer that varies on nothing.
+    pub(super) fn vary(&self, coded: bool) -> Option<HeaderValue> {
+        match &self.audience {
+            Audience::Public => coded.then_some(VARY_ACCEPT_ENCODING),
+            Audience::Beside(rules) => Some(rules.vary(coded)),
+            Audience::Private(rules) => Some(rules.vary_with_origin(coded)),
+        }
+    }
+
+    /// The policy of a private view: the private policy's `Cache-Control` values, the
+    /// other knobs of `self`.
+    pub(crate) fn private(&self, rules: &Arc<Rules>) -> Self {
+        Self {
+            cache_control: rules.cache_control.clone(),
+            addressed_cache_control: rules.addressed_cache_control.clone(),
+            error_cache_control: rules.error_cache_control.clone(),
+            cors_max_age: self.cors_max_age,
+            audience: Audience::Private(Arc::clone(rules)),
+        }
+    }
+
+    /// The policy of a public view in a router that has private views.
+    pub(crate) fn beside(&self, rules: &Arc<Rules>) -> Self {
+        Self {
+            audience: Audience::Beside(Arc::clone(rules)),
+            ..self.clone()
+        }
     }
 }

@@ -2,7 +2,9 @@
 
 use super::prepared::Prepared;
 use super::rejection::Rejection;
-use super::settings::Policy;
+use http::{HeaderMap, HeaderValue, Method};
+
+use super::settings::{Audience, Policy};
 use super::template::Templates;
 
 /// The answers that do not depend on the artifact, and the headers that the answers of every
@@ -15,6 +17,26 @@ pub(crate) struct Shared {
     pub(super) not_acceptable: Prepared,
     pub(super) preflight: Prepared,
     pub(super) templates: Templates,
+    /// Who the answers are for: which requests get an origin of their own named back.
+    audience: Audience,
+}
+
+impl Shared {
+    /// The origin a request's answer names back with `Access-Control-Allow-Credentials`:
+    /// an allowed origin, on every answer of a private view and on the preflight of a public
+    /// view beside private ones; `None` otherwise (the prepared CORS headers stand).
+    pub(super) fn credentialed_origin(
+        &self,
+        method: &Method,
+        headers: &HeaderMap,
+    ) -> Option<HeaderValue> {
+        match &self.audience {
+            Audience::Public => None,
+            Audience::Beside(rules) if method == Method::OPTIONS => rules.allowed_origin(headers),
+            Audience::Beside(_) => None,
+            Audience::Private(rules) => rules.allowed_origin(headers),
+        }
+    }
 }
 
 impl Policy {
@@ -27,6 +49,7 @@ impl Policy {
             not_acceptable: self.error(Rejection::NotAcceptable),
             preflight: self.preflight(),
             templates: self.templates(),
+            audience: self.audience.clone(),
         }
     }
 }

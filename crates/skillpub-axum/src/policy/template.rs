@@ -20,7 +20,7 @@ use http::{HeaderMap, HeaderValue, Method, Response, StatusCode};
 use super::address::{Address, Kind};
 use super::prepared::Prepared;
 use super::resource::{Resource, Variant};
-use super::settings::{Policy, VARY_ACCEPT_ENCODING};
+use super::settings::Policy;
 use crate::coding::Coding;
 
 /// What a template holds until a request puts an artifact's value in place: never sent.
@@ -67,8 +67,8 @@ impl Policy {
                 headers.insert(name, PLACEHOLDER);
             }
             headers.extend(self.common(cache_control));
-            if text {
-                headers.insert(VARY, VARY_ACCEPT_ENCODING);
+            if let Some(vary) = self.vary(text) {
+                headers.insert(VARY, vary);
             }
             headers
         };
