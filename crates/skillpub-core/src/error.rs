@@ -464,6 +464,17 @@ pub enum ErrorKind {
     },
 }
 
+/// A credential found by the review, as the problem that refuses the skill.
+impl From<crate::security::Secret> for ErrorKind {
+    fn from(secret: crate::security::Secret) -> Self {
+        Self::Secret {
+            line: secret.line(),
+            credential: secret.credential(),
+            shown: secret.shown().to_owned(),
+        }
+    }
+}
+
 impl ErrorKind {
     /// The problem's stable code, `<subject>.<problem>`, such as `name.uppercase` or
     /// `skill.too-large`: what a script matches on, where the message is for people and may

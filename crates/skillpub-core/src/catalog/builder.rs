@@ -447,12 +447,12 @@ fn secrets(skill: &Skill, frontmatter: &Frontmatter, skill_md_file: &str) -> Vec
     let all = std::iter::once((SKILL_MD, &skill.skill_md()[..])).chain(files);
     security::review(frontmatter, all)
         .into_iter()
-        .map(|(path, kind)| {
+        .map(|(path, secret)| {
             let file = match path {
                 SKILL_MD => skill_md_file.to_owned(),
                 path => skill.file_label(path),
             };
-            Error::new(frontmatter.name(), &file, None, kind)
+            Error::new(frontmatter.name(), &file, None, ErrorKind::from(secret))
         })
         .collect()
 }

@@ -7,8 +7,8 @@
 use std::ops::Range;
 
 use super::credential::Credential;
+use super::hit::{Hit, run_from};
 use super::placeholder::{contains_ignore_case, placeholder, random};
-use super::scan::{Hit, run_from};
 
 /// The routable GitLab token that starts with the long run `text[start..end]`, if any.
 pub(super) fn routable(text: &[u8], start: usize, end: usize) -> Option<Hit> {

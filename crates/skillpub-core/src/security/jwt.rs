@@ -7,8 +7,8 @@
 use serde_json::{Map, Value};
 
 use super::credential::Credential;
+use super::hit::{Hit, run_from};
 use super::placeholder::{contains_ignore_case, regular};
-use super::scan::{Hit, run_from};
 
 /// The shortest signature read: an HMAC-SHA256 signature is 43 characters.
 const MIN_SIGNATURE: usize = 20;

@@ -8,6 +8,7 @@
 mod allow;
 mod context;
 mod credential;
+mod hit;
 mod jwt;
 mod pem;
 mod placeholder;
@@ -24,7 +25,6 @@ pub use allow::{ALLOW_KEY, allowed_by_metadata, comment_allows};
 pub use credential::Credential;
 
 use crate::digest::Digest;
-use crate::error::ErrorKind;
 use crate::frontmatter::Frontmatter;
 
 /// The code of a credential found in a skill, as [`ErrorKind::code`] gives it.
@@ -184,33 +184,21 @@ pub(crate) fn review_key<'a>(files: impl IntoIterator<Item = (&'a str, Digest)>)
     Digest::from_raw(hasher.finalize().into())
 }
 
-/// The `security.secret` problems of a skill's files (each a path inside the skill and its
-/// bytes), unless its frontmatter allows the code: one per credential, with its path.
+/// The credentials in a skill's files (each a path inside the skill and its bytes), unless
+/// its frontmatter allows the code: one per credential, with its path.
 pub(crate) fn review<'a>(
     frontmatter: &Frontmatter,
     files: impl IntoIterator<Item = (&'a str, &'a [u8])>,
-) -> Vec<(&'a str, ErrorKind)> {
+) -> Vec<(&'a str, Secret)> {
     if allowed_by_metadata(frontmatter, SECRET_CODE) {
         return Vec::new();
     }
     files
         .into_iter()
         .flat_map(|(path, bytes)| {
-            find_secrets(bytes).into_iter().map(move |secret| {
-                let Secret {
-                    line,
-                    credential,
-                    shown,
-                } = secret;
-                (
-                    path,
-                    ErrorKind::Secret {
-                        line,
-                        credential,
-                        shown,
-                    },
-                )
-            })
+            find_secrets(bytes)
+                .into_iter()
+                .map(move |secret| (path, secret))
         })
         .collect()
 }

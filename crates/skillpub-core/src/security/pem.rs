@@ -4,8 +4,8 @@
 //! prose, a regex that matches one, or a body of `...` is not a key.
 
 use super::credential::Credential;
+use super::hit::Hit;
 use super::placeholder::entropy_of;
-use super::scan::Hit;
 
 /// How a PEM block begins.
 pub(super) const BEGIN: &[u8] = b"-----BEGIN";

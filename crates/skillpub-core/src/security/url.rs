@@ -5,8 +5,8 @@
 //! (`localhost`, `db`, `example.com`, `*.test`) is not a finding.
 
 use super::credential::Credential;
+use super::hit::Hit;
 use super::placeholder::{contains_ignore_case, entropy, has_word, placeholder};
-use super::scan::Hit;
 
 /// The schemes whose URLs carry credentials worth refusing.
 const SCHEMES: [&str; 27] = [
