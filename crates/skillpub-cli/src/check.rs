@@ -10,7 +10,7 @@ use skillpub_client::credentials::{BearerToken, CredentialError, Credentials, He
 use skillpub_client::fetch::{DEFAULT_MAX_BODY, MAX_TIMEOUT};
 use skillpub_client::{Client, HostPolicy, HttpTransport, Limits};
 
-use crate::output::Format;
+use crate::output::{Format, say};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -113,8 +113,8 @@ pub(crate) fn run(args: &Args) -> bool {
         Format::Text
     };
     match format {
-        Format::Json => println!("{}", report.to_json()),
-        Format::Text => println!("{report}"),
+        Format::Json => say!("{}", report.to_json()),
+        Format::Text => say!("{report}"),
     }
     report.passed()
 }

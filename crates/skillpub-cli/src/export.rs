@@ -24,7 +24,7 @@ mod manifest;
 mod retention;
 mod swap;
 
-use crate::output::unknown_fields_hint;
+use crate::output::{say, unknown_fields_hint};
 use manifest::{Generation, MANIFEST, Manifest};
 use retention::{Retention, earlier_generations, read_verified, unix_now};
 use swap::{Failure, Part, Staging};
@@ -105,7 +105,7 @@ pub(crate) fn run(args: &Args) -> bool {
             for warning in &written.warnings {
                 eprintln!("skillpub export: warning: not kept: {warning}");
             }
-            println!(
+            say!(
                 "exported {} files to {} and kept {} addressed files of {} earlier exports; serve them with {} (nginx) or {} (static hosts)",
                 written.files,
                 args.out_dir.join(".well-known").display(),

@@ -12,7 +12,7 @@ use skillpub_core::{
     spec::Severity,
 };
 
-use crate::output::Format;
+use crate::output::{Format, say};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -94,16 +94,16 @@ pub(crate) fn run(args: &Args) -> bool {
     match args.format {
         Format::Text => {
             for problem in &problems {
-                println!("{}", line(problem));
+                say!("{}", line(problem));
             }
             for note in &notes {
                 let Note { file, advice, .. } = note;
                 let (severity, code) = (advice.severity(), advice.code());
-                println!("{file}: {severity}: {advice} [{code}]");
+                say!("{file}: {severity}: {advice} [{code}]");
             }
             let infos = notes.len() - warnings;
             let summary = summary(skills, problems.len(), warnings, infos, args.deny_warnings);
-            println!("{summary}");
+            say!("{summary}");
         }
         Format::Json => {
             let problems: Vec<_> = problems
@@ -114,7 +114,7 @@ pub(crate) fn run(args: &Args) -> bool {
                 .iter()
                 .map(|Note { file, skill, advice }| json!({"file": file, "skill": skill, "line": advice.line(), "code": advice.code(), "severity": advice.severity().label(), "message": advice.message()}))
                 .collect();
-            println!(
+            say!(
                 "{}",
                 json!({"valid": problems.is_empty(), "passed": passed, "skills": skills, "problems": problems, "advice": advice, "skipped": skipped})
             );

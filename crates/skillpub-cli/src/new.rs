@@ -5,6 +5,7 @@ use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use crate::output::say;
 use skillpub_advice::Section;
 use skillpub_core::{paths::SKILL_MD, spec::validate_name};
 
@@ -59,8 +60,8 @@ pub(crate) fn run(args: &Args) -> bool {
     };
     match create(&folder, &skill_md(name)) {
         Ok(file) => {
-            println!("created {}", file.display());
-            println!(
+            say!("created {}", file.display());
+            say!(
                 "next: replace the description and fill in the sections, then run `skillpub lint {}`",
                 folder.display()
             );

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use axum::Router;
 use skillpub_core::{Catalog, Errors, LiveCatalog, paths::INDEX_PATH};
 
-use crate::output::unknown_fields_hint;
+use crate::output::{say, unknown_fields_hint};
 use watched::Folder;
 
 #[derive(Debug, clap::Args)]
@@ -106,7 +106,7 @@ async fn serve(args: &Args) -> bool {
         }
     };
     let local = listener.local_addr().unwrap_or(args.addr);
-    println!("Agent Skills index: http://{local}{INDEX_PATH}");
+    say!("Agent Skills index: http://{local}{INDEX_PATH}");
     if args.watch {
         watch(args.skills_dir.clone(), live, seen);
     }

@@ -470,3 +470,27 @@ fn allow_refuses_security_secret_and_says_how_to_suppress_it_in_the_skill() {
         output.stderr
     );
 }
+
+/// A reader that stops reading (`skillpub lint skills/ | head`) is no error: the command
+/// still exits with its own status, 1 for a folder with a problem and 0 for a valid one,
+/// instead of panicking on the broken pipe (exit 101).
+#[test]
+fn a_closed_standard_output_leaves_the_exit_status_alone() {
+    let scratch = Scratch::new("lint-closed-stdout");
+    let broken = scratch.path().join("broken");
+    std::fs::create_dir_all(&broken).unwrap();
+    std::fs::write(broken.join("SKILL.md"), "no frontmatter\n").unwrap();
+    for (folder, expected) in [(EXAMPLES, 0), (broken.to_str().unwrap(), 1)] {
+        let mut child = SKILLPUB
+            .command(["lint", folder])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(expected), "{folder}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{folder}: {stderr}");
+    }
+}
