@@ -27,7 +27,8 @@ pub use credential::Credential;
 use crate::digest::Digest;
 use crate::frontmatter::Frontmatter;
 
-/// The code of a credential found in a skill, as [`ErrorKind::code`] gives it.
+/// The code of a credential found in a skill, as
+/// [`ErrorKind::code`](crate::ErrorKind::code) gives it.
 pub const SECRET_CODE: &str = "security.secret";
 
 /// A credential found in a file: its line, what it is, and how a report shows it.
