@@ -5,13 +5,13 @@
 //! check itself is tested in process in `skillpub-check`'s `tests/checks/private.rs`.
 
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, OnceLock};
 
 use axum::Router;
 use axum::body::Body;
-use axum::http::{HeaderValue, Request, Response, header};
+use axum::http::{HeaderValue, Response, header};
 use skillpub_core::{Catalog, Digest, Skill, index::SCHEMA_URI};
-use skillpub_testkit::{Cli, Outcome, serve};
+use skillpub_testkit::{Cli, Outcome, serve, serve_recording};
 
 #[expect(
     dead_code,
@@ -145,35 +145,6 @@ async fn a_private_catalog_served_public_fails_private_public() {
     assert!(!outcome.stdout.contains(TOKEN));
 }
 
-/// What a server was asked: (path, `Authorization`, `X-Api-Key`).
-type Seen = Arc<Mutex<Vec<(String, Option<String>, Option<String>)>>>;
-
-/// A server that records what it is asked and answers with `answer(path, other server)`.
-async fn recording(
-    other: Arc<OnceLock<SocketAddr>>,
-    answer: fn(&str, SocketAddr) -> Response<Body>,
-) -> (SocketAddr, Seen) {
-    let seen = Seen::default();
-    let log = seen.clone();
-    let app = Router::new().fallback(move |request: Request<Body>| {
-        let log = log.clone();
-        let other = *other.get().expect("both servers run");
-        async move {
-            let text = |name: &str| {
-                let value = request.headers().get(name)?;
-                value.to_str().ok().map(str::to_owned)
-            };
-            let path = request.uri().path().to_owned();
-            let entry = (path.clone(), text("authorization"), text("x-api-key"));
-            log.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(entry);
-            answer(&path, other)
-        }
-    });
-    (serve(app).await, seen)
-}
-
 /// The site: an index whose one entry redirects to the other server (an entry `url` on
 /// another local origin is `entry.local-url`, not fetched at all).
 fn site(path: &str, other: SocketAddr) -> Response<Body> {
@@ -213,8 +184,10 @@ fn elsewhere(_: &str, _: SocketAddr) -> Response<Body> {
 #[tokio::test(flavor = "multi_thread")]
 async fn headers_and_token_reach_the_site_and_never_a_redirect_to_another_origin() {
     let (site_addr, elsewhere_addr) = (Arc::new(OnceLock::new()), Arc::new(OnceLock::new()));
-    let (a, at_site) = recording(elsewhere_addr.clone(), site).await;
-    let (b, at_elsewhere) = recording(site_addr.clone(), elsewhere).await;
+    let (a, at_site) =
+        serve_recording(elsewhere_addr.clone(), ["authorization", "x-api-key"], site).await;
+    let (b, at_elsewhere) =
+        serve_recording(site_addr.clone(), ["authorization", "x-api-key"], elsewhere).await;
     site_addr.set(a).unwrap();
     elsewhere_addr.set(b).unwrap();
     let args = [

@@ -6,51 +6,21 @@
 #![cfg(feature = "http")]
 
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use axum::Router;
 use axum::body::Body;
-use axum::http::{Request, Response, StatusCode, header};
+use axum::http::{Response, StatusCode, header};
 use http::Method;
 use skillpub_client::credentials::{BearerToken, Credentials, Header};
 use skillpub_client::{Client, HostPolicy, HttpTransport};
 use skillpub_core::{Digest, index::SCHEMA_URI};
-use skillpub_testkit::serve;
+use skillpub_testkit::serve_recording;
 use url::Url;
 
 const TOKEN: &str = "t0p-s3cr3t";
 const SKILL_MD: &str = "---\nname: here\ndescription: Served by the site.\n---\nHello.\n";
 const THERE_MD: &str = "---\nname: there\ndescription: Served elsewhere.\n---\nHello.\n";
-
-/// What a server was asked: (path, `Authorization`, `X-Tenant`).
-type Seen = Arc<Mutex<Vec<(String, Option<String>, Option<String>)>>>;
-
-/// A server that records every request and answers from `answer(path, the other server)`.
-async fn recording(
-    other: Arc<OnceLock<SocketAddr>>,
-    answer: fn(&str, SocketAddr) -> Response<Body>,
-) -> (SocketAddr, Seen) {
-    let seen = Seen::default();
-    let log = seen.clone();
-    let app = Router::new().fallback(move |request: Request<Body>| {
-        let log = log.clone();
-        let other = *other.get().expect("both servers run");
-        async move {
-            let text = |name: &str| {
-                let value = request.headers().get(name)?;
-                value.to_str().ok().map(str::to_owned)
-            };
-            let path = request.uri().path().to_owned();
-            let entry = (path.clone(), text("authorization"), text("x-tenant"));
-            log.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(entry);
-            answer(&path, other)
-        }
-    });
-    (serve(app).await, seen)
-}
 
 fn redirect(to: String) -> Response<Body> {
     Response::builder()
@@ -105,8 +75,10 @@ fn elsewhere(path: &str, site: SocketAddr) -> Response<Body> {
 #[tokio::test(flavor = "multi_thread")]
 async fn credentials_reach_the_site_and_never_another_origin() {
     let (site_addr, elsewhere_addr) = (Arc::new(OnceLock::new()), Arc::new(OnceLock::new()));
-    let (a, at_site) = recording(elsewhere_addr.clone(), site).await;
-    let (b, at_elsewhere) = recording(site_addr.clone(), elsewhere).await;
+    let (a, at_site) =
+        serve_recording(elsewhere_addr.clone(), ["authorization", "x-tenant"], site).await;
+    let (b, at_elsewhere) =
+        serve_recording(site_addr.clone(), ["authorization", "x-tenant"], elsewhere).await;
     site_addr.set(a).unwrap();
     elsewhere_addr.set(b).unwrap();
     let origin = Url::parse(&format!("http://{a}")).unwrap();
@@ -172,8 +144,10 @@ async fn credentials_reach_the_site_and_never_another_origin() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_same_host_on_another_port_is_another_origin() {
     let nowhere = Arc::new(OnceLock::new());
-    let (a, at_a) = recording(nowhere.clone(), elsewhere).await;
-    let (b, at_b) = recording(nowhere.clone(), elsewhere).await;
+    let (a, at_a) =
+        serve_recording(nowhere.clone(), ["authorization", "x-tenant"], elsewhere).await;
+    let (b, at_b) =
+        serve_recording(nowhere.clone(), ["authorization", "x-tenant"], elsewhere).await;
     nowhere.set(a).unwrap();
     let site = Url::parse(&format!("http://{a}/")).unwrap();
     let credentials = Credentials::new(&site)

@@ -80,7 +80,7 @@ pub use node::npx_or_skip;
 pub use process::{Announced, Running, built_binary};
 pub use property::property_config;
 pub use scratch::Scratch;
-pub use server::{serve, serve_raw};
+pub use server::{Seen, serve, serve_raw, serve_recording};
 pub use sources::{rust_and_markdown_files, varied_markdown};
 pub use wire::{
     ANSWER_WITHIN, Response, closed_within, decode, finish_response, get_and_head, read_response,

@@ -3,8 +3,11 @@
 
 use std::io::Read;
 use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, Response};
 
 /// Serves `app` with `axum::serve` on a free port of 127.0.0.1, in a task of the current tokio
 /// runtime, until the runtime (the test) ends; returns the address.
@@ -33,6 +36,44 @@ pub async fn serve(app: Router) -> SocketAddr {
     let addr = listener.local_addr().expect("a bound address");
     tokio::spawn(async move { axum::serve(listener, app).await.expect("the server runs") });
     addr
+}
+
+/// What a [`serve_recording`] server was asked, request by request: the path and the values
+/// of the two headers it notes (`None` where a request had none).
+pub type Seen = Arc<Mutex<Vec<(String, Option<String>, Option<String>)>>>;
+
+/// Serves, like [`serve`], an app that notes the path and the headers `noted` of every
+/// request, and answers with `answer(path, other)`, where `other` is the address of a second
+/// server, set once both run: two of them are two origins that name each other, for tests of
+/// what a client sends to which origin (credentials above all).
+///
+/// # Panics
+///
+/// As [`serve`]; a request that arrives before `other` is set panics its task.
+pub async fn serve_recording(
+    other: Arc<OnceLock<SocketAddr>>,
+    noted: [&'static str; 2],
+    answer: fn(&str, SocketAddr) -> Response<Body>,
+) -> (SocketAddr, Seen) {
+    let seen = Seen::default();
+    let log = seen.clone();
+    let app = Router::new().fallback(move |request: Request<Body>| {
+        let log = log.clone();
+        let other = *other.get().expect("both servers run");
+        async move {
+            let text = |name: &str| {
+                let value = request.headers().get(name)?;
+                value.to_str().ok().map(str::to_owned)
+            };
+            let path = request.uri().path().to_owned();
+            let entry = (path.clone(), text(noted[0]), text(noted[1]));
+            log.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(entry);
+            answer(&path, other)
+        }
+    });
+    (serve(app).await, seen)
 }
 
 /// A raw server on a free port of 127.0.0.1: for each connection, a thread reads the request
