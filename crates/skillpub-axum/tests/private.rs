@@ -300,6 +300,11 @@ async fn a_preflight_allows_authorization_and_names_an_allowed_origin_back() {
         allowed.header("vary"),
         Some("Origin, Authorization, Cookie")
     );
+    // It names an origin with credentials, so it is not `public` either.
+    assert_eq!(
+        allowed.header("cache-control"),
+        Some("private, no-cache, no-transform")
+    );
     // Another origin may still read the public view without credentials.
     let other = preflight(OTHER).await;
     assert_eq!(other.header("access-control-allow-origin"), Some("*"));

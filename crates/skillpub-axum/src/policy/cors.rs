@@ -24,8 +24,14 @@ pub const PREFLIGHT_HEADERS: [(&str, &str); 3] = [
 
 impl Policy {
     /// The answer to a CORS preflight: `204`, the allowed methods and how long to cache that.
+    /// Beside private views it is answered as theirs are: a preflight of an allowed origin
+    /// names it with credentials, so it never says `public` either.
     pub(super) fn preflight(&self) -> Prepared {
-        let mut headers = self.common(&self.cache_control);
+        let cache_control = match &self.audience {
+            Audience::Beside(rules) => &rules.cache_control,
+            Audience::Public | Audience::Private(_) => &self.cache_control,
+        };
+        let mut headers = self.common(cache_control);
         for (name, value) in PREFLIGHT_HEADERS {
             headers.insert(
                 HeaderName::from_static(name),

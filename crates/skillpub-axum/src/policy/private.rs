@@ -262,25 +262,22 @@ pub enum PrivateError {
     PublicKnob(&'static str),
 }
 
-/// `value` as a `Cache-Control` of the private policy, or why not.
+/// `value` as a `Cache-Control` of the private policy, or why not. `private` and `no-store`
+/// count only without an argument: `private="Set-Cookie"` keeps the named fields out of a
+/// shared cache and lets it store the rest (RFC 9111 5.2.2.7).
 fn check_private(knob: &'static str, value: &HeaderValue) -> Result<(), PrivateError> {
     let text = value.to_str().unwrap_or_default();
-    let directives: Vec<String> = text
-        .split(',')
-        .map(|d| {
-            let name = d.split('=').next().unwrap_or_default();
-            name.trim().to_ascii_lowercase()
-        })
-        .collect();
-    let has = |name: &str| directives.iter().any(|d| d == name);
+    let directives = directives(text);
+    let has = |name: &str| directives.iter().any(|(d, _)| d == name);
+    let bare = |name: &str| directives.iter().any(|(d, argued)| d == name && !argued);
     let why = if has("public") {
         Some("says `public`")
     } else if has("s-maxage") {
         Some("says `s-maxage`")
     } else if has("must-revalidate") {
         Some("says `must-revalidate`")
-    } else if !has("private") && !has("no-store") {
-        Some("says neither `private` nor `no-store`")
+    } else if !bare("private") && !bare("no-store") {
+        Some("says neither `private` nor `no-store` without an argument")
     } else {
         None
     };
@@ -292,6 +289,31 @@ fn check_private(knob: &'static str, value: &HeaderValue) -> Result<(), PrivateE
         }),
         None => Ok(()),
     }
+}
+
+/// The directives of a `Cache-Control` value, each its lowercase name and whether it has an
+/// argument; a comma inside a quoted argument separates nothing.
+fn directives(text: &str) -> Vec<(String, bool)> {
+    let mut directives = Vec::new();
+    let (mut start, mut quoted, mut escaped) = (0, false, false);
+    for (at, character) in text.char_indices().chain([(text.len(), ',')]) {
+        match character {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '"' => quoted = !quoted,
+            ',' if !quoted => {
+                let directive = &text[start..at];
+                let (name, argued) = match directive.split_once('=') {
+                    Some((name, _)) => (name, true),
+                    None => (directive, false),
+                };
+                directives.push((name.trim().to_ascii_lowercase(), argued));
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    directives
 }
 
 /// An allowed origin in the form browsers send it: lowercase `scheme://host[:port]`.
@@ -312,7 +334,18 @@ fn parse_origin(given: &str) -> Result<HeaderValue, PrivateError> {
     if !scheme_ok || !host_ok {
         return Err(refuse());
     }
-    HeaderValue::from_str(&lower).map_err(|_| refuse())
+    // Browsers leave the scheme's default port out of `Origin`; so does the allow-list, or
+    // `https://app.example.com:443` would never match.
+    let default_port = match scheme {
+        "https" => Some(":443"),
+        "http" => Some(":80"),
+        _ => None,
+    };
+    let origin = match default_port {
+        Some(port) if rest.ends_with(port) => &lower[..lower.len() - port.len()],
+        _ => &lower,
+    };
+    HeaderValue::from_str(origin).map_err(|_| refuse())
 }
 
 /// A header name as it is usually written (`Authorization`, `X-Api-Key`): `http` stores names
@@ -430,6 +463,10 @@ mod tests {
             "private, s-maxage=60" => false,
             "private, s-maxage" => false,
             "private, must-revalidate" => false,
+            "private=\"Set-Cookie\", max-age=600" => false,
+            "no-store=\"x\"" => false,
+            "private=\"a\", no-store" => true,
+            "no-cache=\"a, public\", private" => true,
             "max-age=60" => false,
             "no-cache" => false,
             "" => false,
@@ -448,6 +485,9 @@ mod tests {
         origins! {
             "https://app.example.com" => Some("https://app.example.com"),
             "HTTP://127.0.0.1:8080" => Some("http://127.0.0.1:8080"),
+            "https://app.example.com:443" => Some("https://app.example.com"),
+            "http://localhost:80" => Some("http://localhost"),
+            "http://localhost:8080" => Some("http://localhost:8080"),
             "http://[::1]:3000" => Some("http://[::1]:3000"),
             "https://app.example.com/" => None,
             "https://app.example.com/path" => None,
