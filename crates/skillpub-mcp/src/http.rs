@@ -109,7 +109,8 @@ impl HttpOptions {
     /// an empty list every `Origin` is refused. An origin without a port stands for its
     /// scheme's default port when a request's has none, and allows any port otherwise (as rmcp
     /// reads it; give `:*` to say so). Default: [`LOOPBACK_ORIGINS`] while every allowed host
-    /// is loopback, none otherwise. An entry that is not an origin is an error.
+    /// is loopback and the endpoint is not [private](Self::with_private), none otherwise. An
+    /// entry that is not an origin is an error.
     pub fn with_allowed_origins(
         mut self,
         origins: impl IntoIterator<Item = impl Into<String>>,
@@ -119,11 +120,12 @@ impl HttpOptions {
     }
 
     /// The browser origins the endpoint accepts: the ones given, or the default that follows
-    /// from the hosts.
+    /// from the hosts (none for a [private](Self::with_private) endpoint).
     #[must_use]
     pub fn allowed_origins(&self) -> Vec<&str> {
         match &self.origins {
             Some(origins) => origins.iter().map(String::as_str).collect(),
+            None if self.private => Vec::new(),
             None if self
                 .allowed_hosts()
                 .iter()
@@ -204,7 +206,9 @@ impl HttpOptions {
     /// credentials: its requests get `Access-Control-Allow-Origin: <that origin>` and
     /// `Access-Control-Allow-Credentials: true`, and its preflight (`OPTIONS`) is answered
     /// with the methods and headers of the transport, `Authorization` among them. Requests
-    /// from other origins are refused with `403`, as without the switch.
+    /// from other origins are refused with `403`, as without the switch. The loopback
+    /// origins allowed by default are not: with credentials, any local page could read the
+    /// caller's skills, so a private endpoint allows only the origins it is given.
     ///
     /// # Example
     ///
@@ -213,6 +217,9 @@ impl HttpOptions {
     ///
     /// let options = HttpOptions::default().with_private(true);
     /// assert!(options.is_private());
+    /// assert!(options.allowed_origins().is_empty());
+    /// let options = options.with_allowed_origins(["https://app.example.com"]);
+    /// assert_eq!(options.allowed_origins(), ["https://app.example.com"]);
     /// ```
     pub fn with_private(mut self, on: bool) -> Self {
         self.private = on;

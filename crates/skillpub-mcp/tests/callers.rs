@@ -222,6 +222,13 @@ async fn the_private_switch_makes_every_answer_private_and_credentialed_for_allo
     let allowed = preflight.header("access-control-allow-headers").unwrap();
     assert!(allowed.contains("Authorization") && allowed.contains("Content-Type"));
 
+    // Without origins of its own, a private endpoint allows none, not the loopback ones
+    // that a local endpoint allows by default: any local page could read the skills.
+    let no_origins = serve_teams(HttpOptions::default().with_private(true)).await;
+    let local_page = post_mcp(no_origins, &[("X-Team", "red"), ("Origin", APP)], list).await;
+    assert_eq!(local_page.status, 403);
+    assert_eq!(local_page.header("access-control-allow-origin"), None);
+
     // Without the switch, nothing of it.
     let public = serve_teams(HttpOptions::default().with_allowed_origins([APP])).await;
     let answer = post_mcp(public, &[("Origin", APP)], list).await;
