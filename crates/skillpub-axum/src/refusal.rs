@@ -9,7 +9,8 @@
 //! login), vary on the credential headers and `Origin`, carry the CORS headers of an allowed
 //! origin (so a browser agent can read why, `WWW-Authenticate` included), and, when the app
 //! gave no body, a short `text/plain` one that says what to do: `401` is "log in", `403` is
-//! "not allowed".
+//! "not allowed". A CORS preflight the auth refused is answered as a private view's preflight
+//! instead, since a browser never sends credentials with one.
 
 use std::fmt;
 use std::future::Future;
@@ -19,13 +20,13 @@ use std::task::{Context, Poll};
 
 use axum::body::Body;
 use http::header::{
-    ACCESS_CONTROL_EXPOSE_HEADERS, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, VARY,
-    WWW_AUTHENTICATE, X_CONTENT_TYPE_OPTIONS,
+    ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_REQUEST_METHOD, CACHE_CONTROL, CONTENT_LENGTH,
+    CONTENT_TYPE, ORIGIN, VARY, WWW_AUTHENTICATE, X_CONTENT_TYPE_OPTIONS,
 };
-use http::{HeaderValue, Request, Response, StatusCode};
+use http::{HeaderValue, Method, Request, Response, StatusCode};
 use tower::{Layer, Service};
 
-use crate::policy::{Private, PrivateError, Rules, allow_credentials};
+use crate::policy::{Private, PrivateError, RefusedPreflight, Rules, allow_credentials};
 
 /// The body of a `401` that had none: the caller must log in (send credentials).
 pub const UNAUTHORIZED_TEXT: &str =
@@ -82,6 +83,7 @@ pub const FORBIDDEN_TEXT: &str =
 #[must_use]
 pub struct RefusalLayer {
     rules: Arc<Rules>,
+    preflight: Arc<RefusedPreflight>,
 }
 
 impl RefusalLayer {
@@ -92,8 +94,10 @@ impl RefusalLayer {
     ///
     /// A setting [`Private::check`] refuses.
     pub fn new(private: &Private) -> Result<Self, PrivateError> {
+        let rules = Arc::new(private.rules()?);
         Ok(Self {
-            rules: Arc::new(private.rules()?),
+            preflight: Arc::new(RefusedPreflight::new(&rules)),
+            rules,
         })
     }
 }
@@ -105,6 +109,7 @@ impl<S> Layer<S> for RefusalLayer {
         Refusal {
             inner,
             rules: Arc::clone(&self.rules),
+            preflight: Arc::clone(&self.preflight),
         }
     }
 }
@@ -114,6 +119,7 @@ impl<S> Layer<S> for RefusalLayer {
 pub struct Refusal<S> {
     inner: S,
     rules: Arc<Rules>,
+    preflight: Arc<RefusedPreflight>,
 }
 
 impl<S> Refusal<S> {
@@ -157,10 +163,17 @@ where
 
     fn call(&mut self, request: Request<ReqBody>) -> Self::Future {
         let origin = self.rules.allowed_origin(request.headers());
+        let preflight = (request.method() == Method::OPTIONS
+            && request.headers().contains_key(ORIGIN)
+            && request
+                .headers()
+                .contains_key(ACCESS_CONTROL_REQUEST_METHOD))
+        .then(|| Arc::clone(&self.preflight));
         RefusalFuture {
             inner: self.inner.call(request),
             rules: Arc::clone(&self.rules),
             origin,
+            preflight,
         }
     }
 }
@@ -172,6 +185,8 @@ pin_project_lite::pin_project! {
         inner: F,
         rules: Arc<Rules>,
         origin: Option<HeaderValue>,
+        // The private preflight, when the request is a CORS preflight.
+        preflight: Option<Arc<RefusedPreflight>>,
     }
 }
 
@@ -203,6 +218,9 @@ where
             StatusCode::FORBIDDEN => FORBIDDEN_TEXT,
             _ => return Poll::Ready(Ok(response.map(Body::new))),
         };
+        if let Some(preflight) = this.preflight {
+            return Poll::Ready(Ok(preflight.response(this.origin.take())));
+        }
         Poll::Ready(Ok(refusal(response, text, this.rules, this.origin.take())))
     }
 }

@@ -495,3 +495,63 @@ async fn a_per_host_router_with_the_private_policy_is_private_on_every_host() {
     assert_eq!(other.skill_names(), ["greeting"]);
     assert_private(&other, None);
 }
+
+/// An auth layer that refuses every request without the token, as tower-http's
+/// `ValidateRequestHeaderLayer::bearer` does, refuses every CORS preflight too (a browser
+/// sends none with credentials): `RefusalLayer` answers such a refused preflight as a
+/// private view's, so a page of an allowed origin can still send the token, and the others
+/// still cannot.
+#[tokio::test]
+async fn a_preflight_refused_by_an_auth_that_wants_a_token_everywhere_is_answered_as_private() {
+    #[expect(
+        deprecated,
+        reason = "tower-http's bearer validation is the auth the issue names; it refuses every request without the token, preflights included"
+    )]
+    let bearer = ValidateRequestHeaderLayer::bearer("staff");
+    let skills: Router = RouterBuilder::new(staff_catalog())
+        .private(private())
+        .try_build()
+        .unwrap();
+    let addr = serve(
+        skills.layer(
+            ServiceBuilder::new()
+                .layer(RefusalLayer::new(&private()).unwrap())
+                .layer(bearer),
+        ),
+    )
+    .await;
+    let preflight = async |origin: &str| {
+        let headers = [
+            ("origin", origin),
+            ("access-control-request-method", "GET"),
+            ("access-control-request-headers", "authorization"),
+        ];
+        request(addr, "OPTIONS", INDEX, &headers).await
+    };
+    for origin in [ALLOWED, OTHER] {
+        let answer = preflight(origin).await;
+        assert_eq!(answer.status, 204, "{origin}");
+        assert_private(&answer, Some(origin));
+        assert_eq!(
+            answer.header("access-control-allow-headers"),
+            Some("If-None-Match, If-Match, Authorization")
+        );
+        assert_eq!(
+            answer.header("access-control-allow-methods"),
+            Some("GET, HEAD, OPTIONS")
+        );
+    }
+    // What is not a preflight keeps its refusal, and the token still opens the view.
+    let plain = request(addr, "OPTIONS", INDEX, &[("origin", ALLOWED)]).await;
+    assert_eq!(plain.status, 401);
+    let refused = request(addr, "GET", INDEX, &[("origin", ALLOWED)]).await;
+    assert_eq!(refused.status, 401);
+    assert_eq!(
+        refused.header("www-authenticate"),
+        Some("Bearer realm=\"agent-skills\"")
+    );
+    let staff = [("origin", ALLOWED), ("authorization", "Bearer staff")];
+    let index = request(addr, "GET", INDEX, &staff).await;
+    assert_eq!(index.status, 200);
+    assert_private(&index, Some(ALLOWED));
+}

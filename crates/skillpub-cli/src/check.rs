@@ -58,9 +58,14 @@ pub(crate) struct Args {
 }
 
 /// Runs the checks, prints the report, and says whether everything passed. A malformed
-/// `--header` or an unusable `--bearer-env` is a usage error (exit 2), whose message never
-/// shows a value.
+/// `--header`, an unusable `--bearer-env` or a URL with a password is a usage error (exit 2),
+/// whose message never shows a value.
 pub(crate) fn run(args: &Args) -> bool {
+    if url::Url::parse(&args.url).is_ok_and(|url| url.password().is_some()) {
+        let message = "invalid value for '<URL>': it holds a password, which the report would \
+            print; send it with --header 'Authorization: Basic ...', or a token with --bearer-env\n";
+        clap::Error::raw(ErrorKind::ValueValidation, message).exit();
+    }
     let credentials = credentials(args, |name| std::env::var_os(name))
         .unwrap_or_else(|message| clap::Error::raw(ErrorKind::ValueValidation, message).exit());
     let local_target = url::Url::parse(&args.url)

@@ -268,3 +268,28 @@ async fn a_bad_header_or_token_variable_is_a_usage_error_that_shows_no_value() {
         assert!(outcome.stdout.is_empty(), "{args:?}: {}", outcome.stdout);
     }
 }
+
+/// A password in the URL's userinfo would be printed in every line of the report and sent by
+/// the HTTP stack outside the origin rule of `--header`: it is a usage error that names the
+/// flags to use instead and never shows the password.
+#[test]
+fn a_url_with_a_password_is_refused_and_never_printed() {
+    let outcome = SKILLPUB.run(&["check", "http://app:pw-s3cret@127.0.0.1:9/"]);
+    assert_eq!(outcome.code, Some(2), "{}", outcome.stderr);
+    assert!(
+        outcome.stderr.contains("holds a password"),
+        "{}",
+        outcome.stderr
+    );
+    assert!(
+        outcome.stderr.contains("--bearer-env"),
+        "{}",
+        outcome.stderr
+    );
+    for printed in [&outcome.stdout, &outcome.stderr] {
+        assert!(!printed.contains("pw-s3cret"), "{printed}");
+    }
+    // A user name alone is no secret, and is checked as before.
+    let outcome = SKILLPUB.run(&["check", "--max-time", "5", "http://app@127.0.0.1:9/"]);
+    assert_eq!(outcome.code, Some(1), "{}", outcome.stderr);
+}

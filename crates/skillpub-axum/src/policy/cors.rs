@@ -2,12 +2,15 @@
 //! browser may remember that. Every other answer allows any origin through
 //! [`COMMON_HEADERS`](super::COMMON_HEADERS).
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use axum::body::Body;
 use http::header::{ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_MAX_AGE, HeaderName, VARY};
-use http::{HeaderValue, StatusCode};
+use http::{HeaderValue, Method, Response, StatusCode};
 
 use super::prepared::Prepared;
+use super::private::{Rules, allow_credentials};
 use super::settings::METHODS;
 use super::settings::{Audience, Policy};
 
@@ -54,6 +57,29 @@ impl Policy {
             headers.insert(VARY, rules.vary_with_origin(false));
         }
         Prepared::without_content(StatusCode::NO_CONTENT, headers)
+    }
+}
+
+/// The preflight of a private view, for a preflight the app's auth refused: a browser never
+/// sends credentials with a preflight (the Fetch standard), so an auth layer that asks for
+/// them refuses every one, and no page could send a token at all. Prepared once per
+/// [`RefusalLayer`](crate::RefusalLayer).
+#[derive(Debug)]
+pub(crate) struct RefusedPreflight(Prepared);
+
+impl RefusedPreflight {
+    /// The preflight of the private policy `rules`.
+    pub(crate) fn new(rules: &Arc<Rules>) -> Self {
+        Self(Policy::default().private(rules).preflight())
+    }
+
+    /// The answer, naming `origin` back with credentials when it is allowed.
+    pub(crate) fn response(&self, origin: Option<HeaderValue>) -> Response<Body> {
+        let mut response = self.0.response(&Method::OPTIONS);
+        if let Some(origin) = origin {
+            allow_credentials(response.headers_mut(), origin);
+        }
+        response
     }
 }
 

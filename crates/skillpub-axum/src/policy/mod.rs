@@ -45,6 +45,7 @@ mod table;
 mod template;
 
 pub use cors::PREFLIGHT_HEADERS;
+pub(crate) use cors::RefusedPreflight;
 pub(crate) use method::{Answer, Answers, answer};
 pub use private::{
     DEFAULT_CHALLENGE, DEFAULT_CREDENTIAL_HEADERS, PRIVATE_ADDRESSED_CACHE_CONTROL,
