@@ -652,3 +652,26 @@ fn hostile_texts_are_scanned_in_linear_time() {
         );
     }
 }
+
+/// Suppression comments are read in linear time: each byte of a line looked at a bounded
+/// number of times, however many markers without a colon it holds.
+#[test]
+fn suppression_comments_are_read_in_linear_time() {
+    let token = github("ghp_");
+    for line in [
+        format!("{token} {}", "skillpub-allow x ".repeat(4096)),
+        format!("{token} {}", "skillpub-allow security.secret ".repeat(4096)),
+        format!("{token} {}", "skillpub-allow security.secret: 1 ".repeat(4096)),
+        format!("{}{token}", "skillpub-allow ".repeat(4096)),
+    ] {
+        allow::BYTES_READ.with(|read| read.set(0));
+        let _ = find_secrets(line.as_bytes());
+        let read = allow::BYTES_READ.with(std::cell::Cell::get);
+        assert!(
+            read <= 4 * line.len(),
+            "{read} bytes read for a line of {}: {:?}…",
+            line.len(),
+            &line[..60]
+        );
+    }
+}
