@@ -122,7 +122,7 @@ impl<'a> Lines<'a> {
     /// The line of `offset`, which is at least the last offset asked about.
     fn number(&mut self, offset: usize) -> u64 {
         for at in self.offset..offset {
-            if self.text[at] == b'\n' {
+            if self.line_end(at) {
                 self.line += 1;
                 self.previous_start = Some(self.line_start);
                 self.line_start = at + 1;
@@ -148,12 +148,23 @@ impl<'a> Lines<'a> {
         answer
     }
 
+    /// Whether the byte at `at` ends a line: `\n`, or a `\r` not followed by one (a file of
+    /// old Mac line ends, which editors and the advice show as lines, so that a comment
+    /// suppresses the line after it there too, not the rest of the file).
+    fn line_end(&self, at: usize) -> bool {
+        match self.text[at] {
+            b'\n' => true,
+            b'\r' => self.text.get(at + 1) != Some(&b'\n'),
+            _ => false,
+        }
+    }
+
     /// The line that starts at `start`, without its line end.
     fn line_at(&self, start: usize) -> &'a [u8] {
         let rest = &self.text[start..];
         let end = rest
             .iter()
-            .position(|&byte| byte == b'\n')
+            .position(|&byte| byte == b'\n' || byte == b'\r')
             .unwrap_or(rest.len());
         &rest[..end]
     }
