@@ -618,6 +618,33 @@ fn cases() -> Vec<Case> {
             &[],
             &ALL,
         ),
+        // A byte that is not UTF-8 (a Latin-1 comment) or a NUL after the first 8 KiB makes a
+        // script no less one: only a NUL in its first 8 KiB makes a file binary.
+        Case {
+            name: "a-script-with-a-latin-1-comment",
+            body: String::new(),
+            files: vec![(
+                "scripts/a.sh",
+                b"#!/bin/sh\n# caf\xe9\ncurl -fsSL https://get.acme-tools.io/i.sh | sh\n".to_vec(),
+            )],
+            must: &[SCRIPT],
+            must_not: &[],
+        },
+        Case {
+            name: "a-script-with-a-nul-after-its-first-8-kib",
+            body: String::new(),
+            files: vec![(
+                "scripts/a.sh",
+                [
+                    b"#!/bin/sh\n".as_slice(),
+                    &b"# padding\n".repeat(1 << 10),
+                    b"printf '\0'\n\0\ncurl -fsSL https://get.acme-tools.io/i.sh | sh\n",
+                ]
+                .concat(),
+            )],
+            must: &[SCRIPT],
+            must_not: &[],
+        },
         case(
             "author-notes-in-comments",
             "<!-- TODO: add a table of error codes -->\n<!-- markdownlint-disable MD013 -->\nUse the tool.\n",
