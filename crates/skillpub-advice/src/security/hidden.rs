@@ -186,15 +186,17 @@ fn invisible(text: &Text<'_>, clock: &Clock) -> Vec<Advice> {
         } else {
             format!(
                 "holds Unicode tag characters that spell, invisibly, \"{}\"",
-                spelled.chars().take(120).collect::<String>()
+                skillpub_core::security::redact(&spelled, 0)
+                    .chars()
+                    .take(120)
+                    .collect::<String>()
             )
         };
-        let line_text = text.line(line);
         advice.push(Advice::in_file(
             AdviceRule::SecurityHiddenText,
             format!(
                 "line {line} {what}; {WHY}, and such characters smuggle instructions or make code look other than it is: remove them (\"{}\")",
-                visible(line_text)
+                visible(&text.redacted(line, 0))
             ),
             text.path,
             Some(line),

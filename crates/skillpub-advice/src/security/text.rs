@@ -148,6 +148,13 @@ impl<'a> Text<'a> {
         &self.text[start..end.max(start)]
     }
 
+    /// Line `line` from its byte `from` on, every credential on it redacted
+    /// ([`skillpub_core::security::redact`]): what a finding may quote. It reads the line
+    /// once, and a line gets at most one finding of each rule.
+    pub(crate) fn redacted(&self, line: u64, from: usize) -> String {
+        skillpub_core::security::redact(self.line(line), from)
+    }
+
     /// The text of the line that holds `offset`, up to `offset`.
     pub(crate) fn before(&self, offset: usize) -> &str {
         &self.text[self.line_start(self.line_of(offset))..offset]

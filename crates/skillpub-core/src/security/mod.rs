@@ -93,6 +93,38 @@ pub fn find_secrets(text: &[u8]) -> Vec<Secret> {
         .collect()
 }
 
+/// `text` from byte `from` on, with every credential in it replaced by its redacted form
+/// ([`Secret::shown`]), whether or not a comment suppresses it: what a report may quote of a
+/// line. A credential that `from` falls inside is shown whole, redacted.
+///
+/// # Example
+///
+/// ```
+/// use skillpub_core::security::redact;
+///
+/// let line = format!("curl -H 'Authorization: Bearer sk_live_{}' https://x.io", "4eC39HqLyjWDarjtT1zdp7dcZ");
+/// assert_eq!(redact(&line, 5), "-H 'Authorization: Bearer sk_live_…7dcZ' https://x.io");
+/// assert_eq!(redact(&line, 40), "sk_live_…7dcZ' https://x.io", "from inside the key");
+/// ```
+#[must_use]
+pub fn redact(text: &str, from: usize) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(text.len().saturating_sub(from));
+    let mut at = from.min(bytes.len());
+    for hit in scan::scan(bytes) {
+        if hit.end <= at {
+            continue;
+        }
+        out.extend_from_slice(&bytes[at..hit.start.max(at)]);
+        out.extend_from_slice(hit.shown.as_bytes());
+        at = hit.end;
+    }
+    out.extend_from_slice(&bytes[at..]);
+    // A credential ends at an ASCII byte, so the pieces are whole characters; a lossy
+    // reading only guards against a format that would not.
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// Line numbers of offsets given in increasing order, and whether a comment on a line or the
 /// line before allows a secret, each line read once whatever the number of findings on it.
 struct Lines<'a> {

@@ -562,10 +562,16 @@ fn a_comment_with_a_reason_suppresses_its_line_and_the_next() {
 fn a_lone_carriage_return_ends_a_line_and_a_crlf_one() {
     let key = format!("sk_live_{}", random(61, 30, BASE62));
     let token = github("ghp_");
-    let lines = |text: &str| -> Vec<u64> { found(text).into_iter().map(|(line, ..)| line).collect() };
+    let lines =
+        |text: &str| -> Vec<u64> { found(text).into_iter().map(|(line, ..)| line).collect() };
     let cr = format!("# skillpub-allow security.secret: one doc key\rdoc\r{token}\r{key}\r");
-    assert_eq!(lines(&cr), [3, 4], "the comment allows its line and the next only");
-    let crlf = format!("# skillpub-allow security.secret: one doc key\r\ndoc\r\n{token}\r\n{key}\r\n");
+    assert_eq!(
+        lines(&cr),
+        [3, 4],
+        "the comment allows its line and the next only"
+    );
+    let crlf =
+        format!("# skillpub-allow security.secret: one doc key\r\ndoc\r\n{token}\r\n{key}\r\n");
     assert_eq!(lines(&crlf), [3, 4]);
     let allowed = format!("# skillpub-allow security.secret: one doc key\r{key}\r\n{token}\n");
     assert_eq!(lines(&allowed), [3]);
@@ -674,7 +680,10 @@ fn suppression_comments_are_read_in_linear_time() {
     for line in [
         format!("{token} {}", "skillpub-allow x ".repeat(4096)),
         format!("{token} {}", "skillpub-allow security.secret ".repeat(4096)),
-        format!("{token} {}", "skillpub-allow security.secret: 1 ".repeat(4096)),
+        format!(
+            "{token} {}",
+            "skillpub-allow security.secret: 1 ".repeat(4096)
+        ),
         format!("{}{token}", "skillpub-allow ".repeat(4096)),
     ] {
         allow::BYTES_READ.with(|read| read.set(0));
