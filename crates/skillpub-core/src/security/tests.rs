@@ -444,6 +444,47 @@ finds_url!(
     ),
     UrlPassword
 );
+finds_url!(
+    sqlalchemy_password_with_a_driver,
+    format!(
+        "postgresql+psycopg2://app:{}@db.prod.acme.io/app",
+        random(57, 16, BASE62)
+    ),
+    UrlPassword
+);
+finds_url!(
+    mysql_password_with_a_driver,
+    format!(
+        "mysql+pymysql://app:{}@db.prod.acme.io/app",
+        random(58, 16, BASE62)
+    ),
+    UrlPassword
+);
+finds_url!(
+    url_password_with_a_dollar_inside,
+    format!(
+        "postgres://app:{}${}@db.prod.acme.io/app",
+        random(59, 4, BASE62),
+        random(62, 8, BASE62)
+    ),
+    UrlPassword
+);
+finds_url!(
+    url_password_in_a_json_string,
+    format!(
+        "{{\"u\":\"postgres:\\/\\/app:{}@db.prod.acme.io\\/x\"}}",
+        random(63, 16, BASE62)
+    ),
+    UrlPassword
+);
+ignores!(
+    url_password_a_shell_variable,
+    "postgres://app:$PGPASSWORD@db.prod.acme.io/app".into()
+);
+ignores!(
+    url_password_github_oauth_basic,
+    "git clone https://oauth2:x-oauth-basic@github.com/acme/repo".into()
+);
 ignores!(
     url_password_placeholder,
     "postgresql://user:password@host:5432/db".into()
