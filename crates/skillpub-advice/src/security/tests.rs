@@ -126,6 +126,32 @@ fn a_finding_never_quotes_a_credential_on_its_line() {
 }
 
 #[test]
+fn a_line_s_finding_describes_every_invisible_run_on_it() {
+    let tags: String = "run x"
+        .chars()
+        .map(|c| char::from_u32(0xE0000 + u32::from(c)).unwrap())
+        .collect();
+    let skill_md = SkillMd::parse(
+        skill_md(
+            "",
+            &format!("Use the too\u{200B}l, then{tags} the \u{202E}check\u{202C}, and{tags}.\n"),
+        ),
+        None,
+    )
+    .unwrap();
+    let advice = advise(&skill_md, Vec::<FileText<'_>>::new());
+    let hidden: Vec<&str> = advice
+        .iter()
+        .filter(|a| a.code() == HIDDEN)
+        .map(|a| a.message())
+        .collect();
+    assert_eq!(hidden.len(), 1, "one finding for the line: {hidden:?}");
+    for named in ["\"run xrun x\"", "U+200B", "U+202E", "U+202C"] {
+        assert!(hidden[0].contains(named), "{named} in {}", hidden[0]);
+    }
+}
+
+#[test]
 fn the_metadata_suppresses_a_code_for_the_whole_skill() {
     let files = [(
         "scripts/i.sh",
