@@ -162,12 +162,16 @@ impl<'l> Before<'l> {
 /// How a finding quotes what it found: at most this many characters.
 const QUOTE: usize = 80;
 
-/// The advice of `rule` on `text` at byte `offset`: what was found (quoted from `offset`),
-/// and `rest`, which says why it matters and how to fix it.
+/// The advice of `rule` on `text` at byte `offset`: what was found (quoted from `offset`,
+/// every credential on the line redacted, so that no warning prints one), and `rest`, which
+/// says why it matters and how to fix it.
 fn finding(rule: AdviceRule, text: &Text<'_>, offset: usize, what: &str, rest: &str) -> Advice {
     let line = text.line_of(offset);
-    let quote = excerpt(&text.text, offset, QUOTE);
-    let quote = quote.lines().next().unwrap_or_default();
+    let quote = excerpt(
+        &text.redacted(line, offset - text.line_start(line)),
+        0,
+        QUOTE,
+    );
     Advice::in_file(
         rule,
         format!("line {line} {what} (\"{quote}\"); {rest}"),

@@ -354,6 +354,18 @@ pub(super) const SHAPES: &[Shape] = &[
         n: 200,
     },
     Shape {
+        name: "bidirectional controls in an example fence",
+        body: |n| format!("For example:\n```\n{}\n```\n", "\u{202E}a ".repeat(n)),
+        files: REFERENCES,
+        n: 200,
+    },
+    Shape {
+        name: "runs of every kind on one line",
+        body: |n| "a\u{200B}b\u{E0041} \u{202E}c ".repeat(n),
+        files: REFERENCES,
+        n: 200,
+    },
+    Shape {
         name: "joiners between letters",
         body: |n| "a\u{200D}b ".repeat(n),
         files: REFERENCES,

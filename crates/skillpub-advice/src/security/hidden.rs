@@ -120,87 +120,114 @@ pub(crate) fn hidden_text(input: &Input<'_>) -> Vec<Advice> {
     advice
 }
 
-/// The runs of invisible characters, one finding per line: a run of tag characters spells
-/// its ASCII (shown in the finding), the others are counted. A byte order mark at the start of
-/// the file, the tags of an emoji flag (after 🏴), a joiner between two characters that are
-/// not both ASCII (emoji, Indic and Arabic scripts need them), and bidirectional controls on a
-/// line of a right-to-left script are ordinary text.
+/// The runs of invisible characters, one finding per line that describes every run on it: a
+/// run of tag characters spells its ASCII (shown in the finding), the others are counted. A
+/// byte order mark at the start of the file, the tags of an emoji flag (after 🏴), a joiner
+/// between two characters that are not both ASCII (emoji, Indic and Arabic scripts need
+/// them), and bidirectional controls on a line of a right-to-left script are ordinary text;
+/// so are zero-width characters in a fenced block the text marks as an example, but tag and
+/// bidirectional characters are never an example: the fence shows its text, not them.
 fn invisible(text: &Text<'_>, clock: &Clock) -> Vec<Advice> {
     let mut advice = Vec::new();
-    let mut last_line = 0;
+    // The line being read, whether it has right-to-left letters (read once per line), and
+    // its runs that are not ordinary.
+    let mut current: Option<(u64, Option<bool>, Vec<&str>)> = None;
     for run in invisible_runs(&text.text, clock) {
-        let (start, value) = (run.start, &text.text[run.clone()]);
-        let line = text.line_of(start);
-        if line == last_line {
-            continue;
+        let line = text.line_of(run.start);
+        if current.as_ref().is_none_or(|(at, _, _)| *at != line) {
+            if let Some((at, _, runs)) = current.take()
+                && !runs.is_empty()
+            {
+                advice.push(described(text, at, &runs));
+            }
+            current = Some((line, None, Vec::new()));
         }
-        let before = text.text[..start].chars().next_back();
+        let Some((_, right_to_left, runs)) = current.as_mut() else {
+            continue;
+        };
+        let value = &text.text[run.clone()];
+        let before = text.text[..run.start].chars().next_back();
         let after = text.text[run.end..].chars().next();
-        let ordinary = if text.is_example(line) {
+        let tags = value
+            .chars()
+            .all(|c| ('\u{E0000}'..='\u{E007F}').contains(&c));
+        let bidi = value.chars().all(|c| {
+            ('\u{202A}'..='\u{202E}').contains(&c) || ('\u{2066}'..='\u{2069}').contains(&c)
+        });
+        let ordinary = if tags {
+            before == Some('\u{1F3F4}')
+        } else if bidi {
+            *right_to_left.get_or_insert_with(|| clock.is_match(&RIGHT_TO_LEFT, text.line(line)))
+        } else if text.is_example(line) {
             true
         } else if value == "\u{FEFF}" {
-            start == 0
-        } else if value == "\u{200B}" && text.line_start(line) == start {
+            run.start == 0
+        } else if value == "\u{200B}" && text.line_start(line) == run.start {
             // A zero-width space before a fence shows the fence in a fenced block.
             text.text[run.end..].starts_with("```") || text.text[run.end..].starts_with("~~~")
-        } else if value
-            .chars()
-            .all(|c| ('\u{E0000}'..='\u{E007F}').contains(&c))
-        {
-            before == Some('\u{1F3F4}')
         } else if value.chars().all(|c| c == '\u{200C}' || c == '\u{200D}') {
             !(before.is_some_and(|c| c.is_ascii_alphanumeric())
                 && after.is_some_and(|c| c.is_ascii_alphanumeric()))
-        } else if value.chars().all(|c| {
-            ('\u{202A}'..='\u{202E}').contains(&c) || ('\u{2066}'..='\u{2069}').contains(&c)
-        }) {
-            clock.is_match(&RIGHT_TO_LEFT, text.line(line))
         } else {
             false
         };
-        if ordinary {
-            continue;
+        if !ordinary {
+            runs.push(value);
         }
-        last_line = line;
-        let spelled: String = value
-            .chars()
-            .filter_map(|c| {
-                let code = u32::from(c);
-                (0xE0020..=0xE007E)
-                    .contains(&code)
-                    .then(|| char::from_u32(code - 0xE0000))
-                    .flatten()
-            })
-            .collect();
-        let what = if spelled.is_empty() {
-            let names: Vec<String> = value
-                .chars()
-                .map(|c| format!("U+{:04X}", u32::from(c)))
-                .collect();
-            format!(
-                "holds {} invisible character{} ({})",
-                names.len(),
-                if names.len() == 1 { "" } else { "s" },
-                dedup(names)
-            )
-        } else {
-            format!(
-                "holds Unicode tag characters that spell, invisibly, \"{}\"",
-                spelled.chars().take(120).collect::<String>()
-            )
-        };
-        let line_text = text.line(line);
-        advice.push(Advice::in_file(
-            AdviceRule::SecurityHiddenText,
-            format!(
-                "line {line} {what}; {WHY}, and such characters smuggle instructions or make code look other than it is: remove them (\"{}\")",
-                visible(line_text)
-            ),
-            text.path,
-            Some(line),
-        ));
+    }
+    if let Some((at, _, runs)) = current
+        && !runs.is_empty()
+    {
+        advice.push(described(text, at, &runs));
     }
     advice
+}
+
+/// The finding on line `line` that holds these runs of invisible characters: what the tag
+/// characters among them spell, and the names of the others (at least one of the two).
+fn described(text: &Text<'_>, line: u64, runs: &[&str]) -> Advice {
+    let characters = || runs.iter().flat_map(|run| run.chars());
+    let spelled: String = characters()
+        .filter_map(|c| {
+            let code = u32::from(c);
+            (0xE0020..=0xE007E)
+                .contains(&code)
+                .then(|| char::from_u32(code - 0xE0000))
+                .flatten()
+        })
+        .collect();
+    let names: Vec<String> = characters()
+        .filter(|&c| !(0xE0020..=0xE007E).contains(&u32::from(c)))
+        .map(|c| format!("U+{:04X}", u32::from(c)))
+        .collect();
+    let mut parts = Vec::new();
+    if !spelled.is_empty() {
+        parts.push(format!(
+            "holds Unicode tag characters that spell, invisibly, \"{}\"",
+            skillpub_core::security::redact(&spelled, 0)
+                .chars()
+                .take(120)
+                .collect::<String>()
+        ));
+    }
+    if !names.is_empty() {
+        parts.push(format!(
+            "holds {} invisible character{} ({})",
+            names.len(),
+            if names.len() == 1 { "" } else { "s" },
+            dedup(names)
+        ));
+    }
+    Advice::in_file(
+        AdviceRule::SecurityHiddenText,
+        format!(
+            "line {line} {}; {WHY}, and such characters smuggle instructions or make code look other than it is: remove them (\"{}\")",
+            parts.join(" and "),
+            visible(&text.redacted(line, 0))
+        ),
+        text.path,
+        Some(line),
+    )
 }
 
 /// The distinct names in order, joined.

@@ -37,6 +37,11 @@ static EXAMPLE: LazyLock<Regex> = security_regex!(
 /// line or two.
 const INTRODUCTION: usize = 3;
 
+/// How many bytes at the start of a file are looked at for a NUL, which makes it binary (an
+/// image, an archive, a compiled program), as Git and grep decide: a NUL further on (a script
+/// that prints one) leaves it text.
+const BINARY_PROBE: usize = 8 << 10;
+
 /// One file of the skill, prepared for the security rules.
 #[derive(Debug)]
 pub(crate) struct Text<'a> {
@@ -58,18 +63,20 @@ pub(crate) struct Text<'a> {
 }
 
 impl<'a> Text<'a> {
-    /// The file `path` with these bytes, if it is text: UTF-8 without a NUL byte. Reading it
-    /// is linear in its length: the lines before a fence that may mark it are at most
-    /// [`INTRODUCTION`], and each heading is read once.
+    /// The file `path` with these bytes, if it is text: no NUL byte in its first
+    /// [`BINARY_PROBE`] bytes. Bytes that are not UTF-8 (a Latin-1 comment in a script) are
+    /// read as U+FFFD, so that one of them does not hide the rest of the file from the
+    /// review. Reading it is linear in its length: the lines before a fence that may mark it
+    /// are at most [`INTRODUCTION`], and each heading is read once.
     pub(crate) fn new(path: &'a str, bytes: &'a [u8], clock: &Clock) -> Option<Self> {
-        if memchr::memchr(0, bytes).is_some() {
+        if memchr::memchr(0, &bytes[..bytes.len().min(BINARY_PROBE)]).is_some() {
             return None;
         }
-        let raw = std::str::from_utf8(bytes).ok()?;
+        let raw = String::from_utf8_lossy(bytes);
         let text = if memchr::memchr(b'\r', bytes).is_some() {
             Cow::Owned(raw.replace("\r\n", "\n").replace('\r', "\n"))
         } else {
-            Cow::Borrowed(raw)
+            raw
         };
         let extension = path.rsplit_once('.').map_or("", |(_, extension)| extension);
         let markdown = path == skillpub_core::paths::SKILL_MD
@@ -139,6 +146,13 @@ impl<'a> Text<'a> {
             .get(index + 1)
             .map_or(self.text.len(), |next| next - 1);
         &self.text[start..end.max(start)]
+    }
+
+    /// Line `line` from its byte `from` on, every credential on it redacted
+    /// ([`skillpub_core::security::redact`]): what a finding may quote. It reads the line
+    /// once, and a line gets at most one finding of each rule.
+    pub(crate) fn redacted(&self, line: u64, from: usize) -> String {
+        skillpub_core::security::redact(self.line(line), from)
     }
 
     /// The text of the line that holds `offset`, up to `offset`.

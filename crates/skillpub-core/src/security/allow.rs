@@ -64,27 +64,30 @@ fn listed(codes: &str, code: &str) -> bool {
 #[must_use]
 pub fn comment_allows(line: &[u8], code: &str) -> bool {
     let marker = ALLOW_KEY.as_bytes();
-    let mut rest = line;
-    while let Some(at) = rest
-        .windows(marker.len())
-        .position(|window| window == marker)
-    {
-        let after = &rest[at + marker.len()..];
-        if names(after, code) {
+    let next_marker = |from: usize| {
+        position(&line[from..], |at| line[from + at..].starts_with(marker)).map(|at| from + at)
+    };
+    let mut next = next_marker(0);
+    while let Some(at) = next {
+        let after = at + marker.len();
+        next = next_marker(after);
+        if names(&line[after..], next.unwrap_or(line.len()) - after, code) {
             return true;
         }
-        rest = after;
     }
     false
 }
 
 /// Whether `after` (the text after a marker) is white space, a list of codes holding `code`,
-/// a colon and a reason.
-fn names(after: &[u8], code: &str) -> bool {
+/// a colon and a reason. The colon is looked for only in the first `codes_end` bytes (up to
+/// the next marker), so that a line of markers without a colon is read once, not once per
+/// marker to its end.
+fn names(after: &[u8], codes_end: usize, code: &str) -> bool {
     if !after.first().is_some_and(u8::is_ascii_whitespace) {
         return false;
     }
-    let Some(colon) = after.iter().position(|&byte| byte == b':') else {
+    let codes = &after[..codes_end];
+    let Some(colon) = position(codes, |at| codes[at] == b':') else {
         return false;
     };
     let Ok(codes) = std::str::from_utf8(&after[..colon]) else {
@@ -96,5 +99,19 @@ fn names(after: &[u8], code: &str) -> bool {
         .chars()
         .all(|c| code_like(c) || c == ',' || c.is_whitespace())
         && listed(codes, code)
-        && reason.iter().any(u8::is_ascii_alphabetic)
+        && position(reason, |at| reason[at].is_ascii_alphabetic()).is_some()
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many bytes this thread's suppression comments looked at, for the test of linearity.
+    pub(super) static BYTES_READ: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// The first offset of `bytes` at which `found` holds, each offset looked at once.
+fn position(bytes: &[u8], found: impl Fn(usize) -> bool) -> Option<usize> {
+    let at = (0..bytes.len()).find(|&at| found(at));
+    #[cfg(test)]
+    BYTES_READ.with(|read| read.set(read.get() + at.map_or(bytes.len(), |at| at + 1)));
+    at
 }

@@ -93,6 +93,38 @@ pub fn find_secrets(text: &[u8]) -> Vec<Secret> {
         .collect()
 }
 
+/// `text` from byte `from` on, with every credential in it replaced by its redacted form
+/// ([`Secret::shown`]), whether or not a comment suppresses it: what a report may quote of a
+/// line. A credential that `from` falls inside is shown whole, redacted.
+///
+/// # Example
+///
+/// ```
+/// use skillpub_core::security::redact;
+///
+/// let line = format!("curl -H 'Authorization: Bearer sk_live_{}' https://x.io", "4eC39HqLyjWDarjtT1zdp7dcZ");
+/// assert_eq!(redact(&line, 5), "-H 'Authorization: Bearer sk_live_…7dcZ' https://x.io");
+/// assert_eq!(redact(&line, 40), "sk_live_…7dcZ' https://x.io", "from inside the key");
+/// ```
+#[must_use]
+pub fn redact(text: &str, from: usize) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(text.len().saturating_sub(from));
+    let mut at = from.min(bytes.len());
+    for hit in scan::scan(bytes) {
+        if hit.end <= at {
+            continue;
+        }
+        out.extend_from_slice(&bytes[at..hit.start.max(at)]);
+        out.extend_from_slice(hit.shown.as_bytes());
+        at = hit.end;
+    }
+    out.extend_from_slice(&bytes[at..]);
+    // A credential ends at an ASCII byte, so the pieces are whole characters; a lossy
+    // reading only guards against a format that would not.
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// Line numbers of offsets given in increasing order, and whether a comment on a line or the
 /// line before allows a secret, each line read once whatever the number of findings on it.
 struct Lines<'a> {
@@ -122,7 +154,7 @@ impl<'a> Lines<'a> {
     /// The line of `offset`, which is at least the last offset asked about.
     fn number(&mut self, offset: usize) -> u64 {
         for at in self.offset..offset {
-            if self.text[at] == b'\n' {
+            if self.line_end(at) {
                 self.line += 1;
                 self.previous_start = Some(self.line_start);
                 self.line_start = at + 1;
@@ -148,12 +180,23 @@ impl<'a> Lines<'a> {
         answer
     }
 
+    /// Whether the byte at `at` ends a line: `\n`, or a `\r` not followed by one (a file of
+    /// old Mac line ends, which editors and the advice show as lines, so that a comment
+    /// suppresses the line after it there too, not the rest of the file).
+    fn line_end(&self, at: usize) -> bool {
+        match self.text[at] {
+            b'\n' => true,
+            b'\r' => self.text.get(at + 1) != Some(&b'\n'),
+            _ => false,
+        }
+    }
+
     /// The line that starts at `start`, without its line end.
     fn line_at(&self, start: usize) -> &'a [u8] {
         let rest = &self.text[start..];
         let end = rest
             .iter()
-            .position(|&byte| byte == b'\n')
+            .position(|&byte| byte == b'\n' || byte == b'\r')
             .unwrap_or(rest.len());
         &rest[..end]
     }

@@ -123,16 +123,24 @@ struct Anchor {
 const LONGEST_NAME: usize = 64;
 
 /// Every anchor: its string and its reader, given the offset of the string.
-static ANCHORS: LazyLock<[Anchor; 7]> = LazyLock::new(|| {
+static ANCHORS: LazyLock<[Anchor; 8]> = LazyLock::new(|| {
     let anchor = |needle: &'static str, read| Anchor {
         finder: Finder::new(needle.as_bytes()),
         read,
     };
     [
         anchor("-----BEGIN ", pem::private_key),
-        anchor("://", |text, at| {
+        anchor(url::SEPARATORS[0], |text, at| {
             let scheme = run_to(text, at, LONGEST_NAME);
-            url::password(text, scheme, at)
+            url::password(text, scheme, at, url::SEPARATORS[0], |end| {
+                run_to(text, end, LONGEST_NAME)
+            })
+        }),
+        anchor(url::SEPARATORS[1], |text, at| {
+            let scheme = run_to(text, at, LONGEST_NAME);
+            url::password(text, scheme, at, url::SEPARATORS[1], |end| {
+                run_to(text, end, LONGEST_NAME)
+            })
         }),
         anchor("SG.", |text, at| {
             word_at(text, at).then(|| context::sendgrid(text, at))?

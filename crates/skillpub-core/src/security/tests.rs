@@ -444,6 +444,47 @@ finds_url!(
     ),
     UrlPassword
 );
+finds_url!(
+    sqlalchemy_password_with_a_driver,
+    format!(
+        "postgresql+psycopg2://app:{}@db.prod.acme.io/app",
+        random(57, 16, BASE62)
+    ),
+    UrlPassword
+);
+finds_url!(
+    mysql_password_with_a_driver,
+    format!(
+        "mysql+pymysql://app:{}@db.prod.acme.io/app",
+        random(58, 16, BASE62)
+    ),
+    UrlPassword
+);
+finds_url!(
+    url_password_with_a_dollar_inside,
+    format!(
+        "postgres://app:{}${}@db.prod.acme.io/app",
+        random(59, 4, BASE62),
+        random(62, 8, BASE62)
+    ),
+    UrlPassword
+);
+finds_url!(
+    url_password_in_a_json_string,
+    format!(
+        "{{\"u\":\"postgres:\\/\\/app:{}@db.prod.acme.io\\/x\"}}",
+        random(63, 16, BASE62)
+    ),
+    UrlPassword
+);
+ignores!(
+    url_password_a_shell_variable,
+    "postgres://app:$PGPASSWORD@db.prod.acme.io/app".into()
+);
+ignores!(
+    url_password_github_oauth_basic,
+    "git clone https://oauth2:x-oauth-basic@github.com/acme/repo".into()
+);
 ignores!(
     url_password_placeholder,
     "postgresql://user:password@host:5432/db".into()
@@ -559,6 +600,25 @@ fn a_comment_with_a_reason_suppresses_its_line_and_the_next() {
 }
 
 #[test]
+fn a_lone_carriage_return_ends_a_line_and_a_crlf_one() {
+    let key = format!("sk_live_{}", random(61, 30, BASE62));
+    let token = github("ghp_");
+    let lines =
+        |text: &str| -> Vec<u64> { found(text).into_iter().map(|(line, ..)| line).collect() };
+    let cr = format!("# skillpub-allow security.secret: one doc key\rdoc\r{token}\r{key}\r");
+    assert_eq!(
+        lines(&cr),
+        [3, 4],
+        "the comment allows its line and the next only"
+    );
+    let crlf =
+        format!("# skillpub-allow security.secret: one doc key\r\ndoc\r\n{token}\r\n{key}\r\n");
+    assert_eq!(lines(&crlf), [3, 4]);
+    let allowed = format!("# skillpub-allow security.secret: one doc key\r{key}\r\n{token}\n");
+    assert_eq!(lines(&allowed), [3]);
+}
+
+#[test]
 fn findings_name_their_lines_in_order() {
     let text = format!(
         "one\nAKIA{} and AKIA{}\n\nfour {}\n",
@@ -649,6 +709,32 @@ fn hostile_texts_are_scanned_in_linear_time() {
             elapsed < std::time::Duration::from_secs(10),
             "{elapsed:?} for {:?}…",
             &text[..40.min(text.len())]
+        );
+    }
+}
+
+/// Suppression comments are read in linear time: each byte of a line looked at a bounded
+/// number of times, however many markers without a colon it holds.
+#[test]
+fn suppression_comments_are_read_in_linear_time() {
+    let token = github("ghp_");
+    for line in [
+        format!("{token} {}", "skillpub-allow x ".repeat(4096)),
+        format!("{token} {}", "skillpub-allow security.secret ".repeat(4096)),
+        format!(
+            "{token} {}",
+            "skillpub-allow security.secret: 1 ".repeat(4096)
+        ),
+        format!("{}{token}", "skillpub-allow ".repeat(4096)),
+    ] {
+        allow::BYTES_READ.with(|read| read.set(0));
+        let _ = find_secrets(line.as_bytes());
+        let read = allow::BYTES_READ.with(std::cell::Cell::get);
+        assert!(
+            read <= 4 * line.len(),
+            "{read} bytes read for a line of {}: {:?}…",
+            line.len(),
+            &line[..60]
         );
     }
 }

@@ -1,6 +1,8 @@
 //! Passwords in URLs and connection strings: `scheme://user:password@host` for the schemes of
-//! databases, queues, mail, directories, file transfer and the web. A password that is a
-//! variable or a template (`$DB_PASSWORD`, `${…}`, `{{password}}`, `<password>`), a placeholder
+//! databases, queues, mail, directories, file transfer and the web, with a driver after a `+`
+//! (SQLAlchemy's `postgresql+psycopg2://`, `mongodb+srv://`) and with the slashes escaped in a
+//! JSON string (`postgres:\/\/`). A password that is a variable or a template (`$DB_PASSWORD`,
+//! `${…}`, `{{password}}`, `<password>`), a placeholder
 //! word or filler, or one for a host that only the machine itself or an example resolves
 //! (`localhost`, `db`, `example.com`, `*.test`) is not a finding.
 
@@ -9,13 +11,12 @@ use super::hit::Hit;
 use super::placeholder::{contains_ignore_case, entropy, has_word, placeholder};
 
 /// The schemes whose URLs carry credentials worth refusing.
-const SCHEMES: [&str; 27] = [
+const SCHEMES: [&str; 26] = [
     "postgres",
     "postgresql",
     "mysql",
     "mariadb",
     "mongodb",
-    "srv",
     "redis",
     "rediss",
     "amqp",
@@ -45,25 +46,59 @@ const MAX_PART: usize = 128;
 /// The longest host name read.
 const MAX_HOST: usize = 253;
 
-/// Words that make a password a placeholder, beside [`placeholder`]'s.
-const PASSWORD_WORDS: [&str; 6] = ["pass", "pwd", "changeit", "admin", "root", "qwerty"];
+/// Words that make a password a placeholder, beside [`placeholder`]'s; `x-oauth-basic` is
+/// the fixed password of GitHub's `https://<token>:x-oauth-basic@github.com`, where the
+/// token is the user name.
+const PASSWORD_WORDS: [&str; 7] = [
+    "pass",
+    "pwd",
+    "changeit",
+    "admin",
+    "root",
+    "qwerty",
+    "x-oauth-basic",
+];
 
-/// The password of the URL whose scheme is the run `text[start..end]`, followed by `://`.
-pub(super) fn password(text: &[u8], start: usize, end: usize) -> Option<Hit> {
-    let scheme = &text[start..end];
-    let known = SCHEMES
+/// The separators between a scheme and its authority: `://`, and `:\/\/` in a JSON string.
+pub(super) const SEPARATORS: [&str; 2] = ["://", ":\\/\\/"];
+
+/// Whether `scheme` is one of [`SCHEMES`].
+fn known(scheme: &[u8]) -> bool {
+    SCHEMES
         .iter()
-        .any(|name| scheme.eq_ignore_ascii_case(name.as_bytes()));
-    if !known || (scheme.eq_ignore_ascii_case(b"srv") && !text[..start].ends_with(b"mongodb+")) {
-        return None;
-    }
-    let user_start = end + 3;
+        .any(|name| scheme.eq_ignore_ascii_case(name.as_bytes()))
+}
+
+/// The password of the URL whose scheme is the run `text[start..end]`, followed by the
+/// separator `separator` (one of [`SEPARATORS`]). A run after a `+` is a driver (or
+/// `mongodb+srv`'s `srv`): the scheme is then the run before the `+`, and `run_to` gives
+/// where a run ending at an offset starts.
+pub(super) fn password(
+    text: &[u8],
+    start: usize,
+    end: usize,
+    separator: &str,
+    run_to: impl Fn(usize) -> usize,
+) -> Option<Hit> {
+    let plus = start.checked_sub(1).filter(|&at| text[at] == b'+');
+    let start = match plus.map(|plus| (run_to(plus), plus)) {
+        Some((base, plus)) if base < plus && known(&text[base..plus]) => base,
+        _ if known(&text[start..end]) => start,
+        _ => return None,
+    };
+    let scheme = &text[start..end];
+    let user_start = end + separator.len();
     let user_end = user_start + part(&text[user_start..]);
     if text.get(user_end) != Some(&b':') {
         return None;
     }
     let password_start = user_end + 1;
-    let password_end = password_start + part(&text[password_start..]);
+    // A `$` starts a variable only at the password's start (`$PW`, `${PW}`); inside, it is
+    // one of the password's characters (`Xk9$mQ2p`).
+    let password_end = match text.get(password_start) {
+        Some(b'$') => return None,
+        _ => password_start + part_or_dollar(&text[password_start..]),
+    };
     if text.get(password_end) != Some(&b'@') {
         return None;
     }
@@ -93,6 +128,21 @@ pub(super) fn password(text: &[u8], start: usize, end: usize) -> Option<Hit> {
         Credential::UrlPassword,
         shown,
     ))
+}
+
+/// How many bytes at the start of `rest` make up a password that does not start with `$`:
+/// those of [`part`], and `$`.
+fn part_or_dollar(rest: &[u8]) -> usize {
+    let mut length = 0;
+    while length <= MAX_PART {
+        let more = part(&rest[length..]);
+        length += more;
+        if rest.get(length) != Some(&b'$') {
+            break;
+        }
+        length += 1;
+    }
+    length.min(MAX_PART + 1)
 }
 
 /// How many bytes at the start of `rest` make up a user name or a password: letters, digits,
