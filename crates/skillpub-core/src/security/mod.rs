@@ -76,9 +76,42 @@ impl Secret {
 /// their line or the line before suppresses ([`comment_allows`] with [`SECRET_CODE`]).
 ///
 /// `text` is read as bytes, so a file that is not UTF-8 (a compiled script, a database) is
-/// read too. The time is linear in its length.
+/// read too; a file that starts with a UTF-16 byte order mark (what Windows PowerShell 5's `>`
+/// writes) is read as the text it holds, since none of its credentials is a run of ASCII bytes
+/// there. The time is linear in its length.
 #[must_use]
 pub fn find_secrets(text: &[u8]) -> Vec<Secret> {
+    match utf16(text) {
+        Some(decoded) => secrets_in(decoded.as_bytes()),
+        None => secrets_in(text),
+    }
+}
+
+/// The text of a file that starts with a UTF-16 byte order mark, little- or big-endian; `None`
+/// for any other file. A unit that is not UTF-16 becomes U+FFFD.
+fn utf16(text: &[u8]) -> Option<String> {
+    let (units, little_endian) = match text {
+        [0xFF, 0xFE, units @ ..] => (units, true),
+        [0xFE, 0xFF, units @ ..] => (units, false),
+        _ => return None,
+    };
+    let units = units.chunks_exact(2).map(|pair| {
+        let pair = [pair[0], pair[1]];
+        if little_endian {
+            u16::from_le_bytes(pair)
+        } else {
+            u16::from_be_bytes(pair)
+        }
+    });
+    Some(
+        char::decode_utf16(units)
+            .map(|unit| unit.unwrap_or(char::REPLACEMENT_CHARACTER))
+            .collect(),
+    )
+}
+
+/// Every credential in `text`, read as bytes, but those a comment suppresses.
+fn secrets_in(text: &[u8]) -> Vec<Secret> {
     let mut lines = Lines::new(text);
     scan::scan(text)
         .into_iter()

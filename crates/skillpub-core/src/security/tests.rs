@@ -654,6 +654,31 @@ fn found_one(text: &str) -> String {
 }
 
 #[test]
+fn a_utf16_file_with_its_byte_order_mark_is_read_as_its_text() {
+    let key = format!("sk_live_{}", random(81, 30, BASE62));
+    let text = format!(
+        "$env:STRIPE = 'x'\r\n{key}\r\n# skillpub-allow security.secret: a test\r\n{key}\r\n"
+    );
+    let little: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    let big: Vec<u8> = [0xFE, 0xFF]
+        .into_iter()
+        .chain(text.encode_utf16().flat_map(u16::to_be_bytes))
+        .collect();
+    for bytes in [little, big] {
+        let found = find_secrets(&bytes);
+        let lines: Vec<u64> = found.iter().map(Secret::line).collect();
+        assert_eq!(lines, [2], "the comment allows line 4");
+        assert_eq!(found[0].credential(), Credential::StripeLiveKey);
+    }
+    // Without the mark, the same bytes are read as bytes, where the key is no run.
+    let unmarked: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    assert!(find_secrets(&unmarked).is_empty());
+}
+
+#[test]
 fn binary_files_are_read_too() {
     let mut bytes = vec![0u8, 159, 146, 150, 255];
     bytes.extend_from_slice(format!("AKIA{}", random(80, 16, BASE32)).as_bytes());
