@@ -11,9 +11,7 @@
 #![cfg(unix)]
 
 use std::net::SocketAddr;
-use std::os::unix::process::CommandExt as _;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use axum::Router;
 use axum::routing::get;
@@ -21,7 +19,7 @@ use serde_json::Value;
 use skillpub::model::Digest;
 use skillpub::model::paths::INDEX_PATH;
 use skillpub_testkit::{
-    Edge, Freshness, Response, Running, Scratch, built_binary, find_program, nginx_or_skip,
+    Edge, Freshness, Response, Running, built_binary, find_program, headless_dom, nginx_or_skip,
     request, request_blocking, request_with_body, skip_or_fail,
 };
 
@@ -305,53 +303,9 @@ async function view(headers, credentials) {
 })();
 </script>"#;
 
-/// Chromium, in a process group of its own, killed with every process it started when
-/// dropped.
-struct Browser(Child);
-
-impl Drop for Browser {
-    fn drop(&mut self) {
-        let group = format!("-{}", self.0.id());
-        let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
-        let _ = self.0.wait();
-    }
-}
-
 /// The title of `url` once its script is done, as headless Chromium renders it.
 fn title_of(chromium: &std::path::Path, url: &str) -> String {
-    let profile = Scratch::new("chromium-profile");
-    let child = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--virtual-time-budget=20000",
-            "--dump-dom",
-        ])
-        .arg(format!("--user-data-dir={}", profile.arg()))
-        .arg(url)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .expect("start Chromium");
-    let mut browser = Browser(child);
-    let stdout = browser.0.stdout.take().unwrap();
-    let reading = std::thread::spawn(move || {
-        let mut dom = String::new();
-        std::io::Read::read_to_string(&mut { stdout }, &mut dom).map(|_| dom)
-    });
-    let started = Instant::now();
-    while browser.0.try_wait().unwrap().is_none() {
-        assert!(
-            started.elapsed() < Duration::from_secs(120),
-            "Chromium still runs"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    drop(browser);
-    let dom = reading.join().unwrap().unwrap();
+    let dom = headless_dom(chromium, url);
     let title = dom
         .split_once("<title>")
         .and_then(|(_, rest)| rest.split_once("</title>"))

@@ -24,8 +24,8 @@ use http_body::Frame;
 use http_body_util::BodyExt;
 use skillpub_axum::serve::{MIN_BODY_BUDGET, Serve, ServeError};
 use skillpub_testkit::{
-    Response, Scratch, closed_within, find_program, finish_response, read_response,
-    request_with_body, send_get, skip_or_fail, still_open,
+    Response, closed_within, find_program, finish_response, read_response, request_with_body,
+    send_get, skip_or_fail, still_open,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
@@ -972,36 +972,11 @@ async fn a_page_of_another_origin_reads_the_servers_refusals() {
     )
     .await;
 
-    let profile = Scratch::new("chromium-profile");
-    let dom = tokio::task::spawn_blocking(move || {
-        let mut browser = skillpub_testkit::Running::spawn(
-            std::process::Command::new(chromium)
-                .args([
-                    "--headless",
-                    "--no-sandbox",
-                    "--disable-gpu",
-                    "--no-first-run",
-                    "--virtual-time-budget=20000",
-                    "--dump-dom",
-                ])
-                .arg(format!("--user-data-dir={}", profile.arg()))
-                .arg(format!("http://{page_addr}/"))
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::null()),
-        );
-        let mut dom = String::new();
-        let stdout = browser.child().stdout.take().unwrap();
-        let reading = std::thread::spawn(move || {
-            std::io::Read::read_to_string(&mut { stdout }, &mut dom).map(|_| dom)
-        });
-        assert!(
-            browser.wait_within(Duration::from_secs(120)).is_some(),
-            "Chromium still runs"
-        );
-        reading.join().unwrap().unwrap()
-    })
-    .await
-    .unwrap();
+    let page_url = format!("http://{page_addr}/");
+    let dom =
+        tokio::task::spawn_blocking(move || skillpub_testkit::headless_dom(&chromium, &page_url))
+            .await
+            .unwrap();
     assert!(
         dom.contains("<title>413 retry-after null; 503 retry-after 1</title>"),
         "the page read: {dom}"

@@ -60,6 +60,8 @@
 //! `SKILLPUB_REQUIRE_EXTERNAL=1` (as in `.ci/run`) the helper fails the test instead. A test
 //! for another tool finds it with [`find_program`] and calls [`skip_or_fail`] the same way.
 
+#[cfg(unix)]
+mod chromium;
 mod cli;
 mod edge;
 mod external;
@@ -72,6 +74,8 @@ mod server;
 mod sources;
 mod wire;
 
+#[cfg(unix)]
+pub use chromium::headless_dom;
 pub use cli::{Cli, Outcome};
 pub use edge::{Edge, Freshness};
 pub use external::{REQUIRE_EXTERNAL, find_program, skip_or_fail};
