@@ -8,8 +8,9 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// A binary that cargo built into the same profile folder as the running test, such as
-/// `examples/basic` (an example of the package) or `skillpub-example-multi-file` (a binary of
-/// another workspace package, built when its own tests are).
+/// `examples/basic` (an example of the test's package, built before its tests run) or
+/// `examples/private` in a test of `skillpub-cli` (another package's example, there only when
+/// `cargo test --workspace` built that package's tests too).
 ///
 /// A test of a package's own binary has `env!("CARGO_BIN_EXE_<name>")`; this is for the
 /// binaries it does not have that for.

@@ -1,6 +1,5 @@
 //! Starts the example binary and reads its index over TCP: the multi-file skill is listed as
-//! an archive. (Having this test also makes `cargo test --workspace` build the binary that the
-//! npm client test in the workspace's `tests/` runs.)
+//! an archive.
 
 use std::process::Command;
 
