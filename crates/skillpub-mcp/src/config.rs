@@ -52,6 +52,19 @@ pub enum ConfigError {
     /// [`MAX_SESSION_IDLE_TIMEOUT`](crate::MAX_SESSION_IDLE_TIMEOUT).
     #[error("`session_idle_timeout` is {0:?}; give more than zero and at most {limit:?}", limit = MAX_SESSION_IDLE_TIMEOUT)]
     SessionIdleTimeout(std::time::Duration),
+    /// An entry of
+    /// [`HttpOptions::with_credential_headers`](crate::HttpOptions::with_credential_headers)
+    /// that is not a header name.
+    #[error(
+        "`credential_headers` entry `{0}` is not a header name; give one such as `Authorization` or `X-Api-Key`"
+    )]
+    CredentialHeader(String),
+    /// An empty
+    /// [`HttpOptions::with_credential_headers`](crate::HttpOptions::with_credential_headers).
+    #[error(
+        "no credential header: name at least one (the default is `Authorization` and `Cookie`), since every answer of a private endpoint varies on them"
+    )]
+    NoCredentialHeader,
 }
 
 /// The message, so that `?` out of `main` prints it and not the variant.

@@ -11,6 +11,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use crate::config::{ConfigError, MAX_SESSION_IDLE_TIMEOUT, MAX_SESSIONS_LIMIT, MAX_STREAMS_LIMIT};
 use crate::guard::Guard;
 use crate::live::LiveMcpSkills;
+use crate::private::{DEFAULT_CREDENTIAL_HEADERS, PrivateHeaders};
 use crate::request::MAX_BODY;
 use crate::server::SkillsServer;
 use crate::service::McpService;
@@ -83,6 +84,7 @@ pub struct HttpOptions {
     hosts: Option<Vec<String>>,
     stateful: bool,
     private: bool,
+    credential_headers: Vec<String>,
     max_streams: usize,
     max_sessions: usize,
     session_idle_timeout: Duration,
@@ -95,6 +97,7 @@ impl Default for HttpOptions {
             hosts: None,
             stateful: false,
             private: false,
+            credential_headers: DEFAULT_CREDENTIAL_HEADERS.map(String::from).to_vec(),
             max_streams: DEFAULT_MAX_STREAMS,
             max_sessions: DEFAULT_MAX_SESSIONS,
             session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
@@ -200,12 +203,13 @@ impl HttpOptions {
 
     /// The private policy, for an endpoint that serves skills to callers with credentials
     /// (default: off). Every answer then says `Cache-Control: private, no-store` and varies on
-    /// `Authorization`, `Cookie` and `Origin`, every result says `cacheScope: private`, and a
+    /// `Origin` and the [credential headers](Self::with_credential_headers) (`Authorization`
+    /// and `Cookie` by default), every result says `cacheScope: private`, and a
     /// browser page of an allowed origin
     /// ([`with_allowed_origins`](Self::with_allowed_origins); `null` never) may send
     /// credentials: its requests get `Access-Control-Allow-Origin: <that origin>` and
     /// `Access-Control-Allow-Credentials: true`, and its preflight (`OPTIONS`) is answered
-    /// with the methods and headers of the transport, `Authorization` among them. Requests
+    /// with the methods and headers of the transport, the credential headers among them. Requests
     /// from other origins are refused with `403`, as without the switch. The loopback
     /// origins allowed by default are not: with credentials, any local page could read the
     /// caller's skills, so a private endpoint allows only the origins it is given.
@@ -230,6 +234,37 @@ impl HttpOptions {
     #[must_use]
     pub fn is_private(&self) -> bool {
         self.private
+    }
+
+    /// The headers that carry the callers' credentials on a [private](Self::with_private)
+    /// endpoint, replacing the list (default [`DEFAULT_CREDENTIAL_HEADERS`]): every answer
+    /// varies on them, and a preflight allows a page to send them (all but `Cookie`, which no
+    /// script sends). Name the header the app's auth reads, such as `X-Api-Key`; the names are
+    /// written out as given. At least one, each a header name; unused without the private
+    /// policy.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_mcp::HttpOptions;
+    ///
+    /// let options = HttpOptions::default().with_private(true);
+    /// assert_eq!(options.credential_headers(), ["Authorization", "Cookie"]);
+    /// let options = options.with_credential_headers(["X-Api-Key"]);
+    /// assert_eq!(options.credential_headers(), ["X-Api-Key"]);
+    /// ```
+    pub fn with_credential_headers(
+        mut self,
+        names: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.credential_headers = names.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The headers that carry credentials.
+    #[must_use]
+    pub fn credential_headers(&self) -> Vec<&str> {
+        self.credential_headers.iter().map(String::as_str).collect()
     }
 
     /// Caps the event streams open at once (default [`DEFAULT_MAX_STREAMS`], 512): the
@@ -427,6 +462,10 @@ pub(crate) fn service(
     options: &HttpOptions,
 ) -> Result<McpService, ConfigError> {
     let (guard, max_streams, limits) = options.checked()?;
+    let private = options
+        .private
+        .then(|| PrivateHeaders::new(&options.credential_headers))
+        .transpose()?;
     let sessions = options
         .stateful
         .then(|| (Arc::new(Sessions::new(limits)), live));
@@ -436,7 +475,7 @@ pub(crate) fn service(
         sessions,
         Streams::new(max_streams),
     );
-    Ok(McpService::new(guard, endpoint, options.private))
+    Ok(McpService::new(guard, endpoint, private))
 }
 
 /// rmcp's stateless transport for `server` (one clone of `server` per request), answering

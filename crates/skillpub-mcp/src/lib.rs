@@ -90,7 +90,8 @@
 //! live ([`McpCallers::live_caller`]): each request answers from the catalog of that moment
 //! (clients of an endpoint per caller are not told of changes; they list again).
 //! [`HttpOptions::with_private`] is the private policy of the endpoint: every answer
-//! `Cache-Control: private, no-store` and `Vary: Origin, Authorization, Cookie`, every result
+//! `Cache-Control: private, no-store` and `Vary: Origin, Authorization, Cookie` (the
+//! credential headers are [`HttpOptions::with_credential_headers`]), every result
 //! `cacheScope: private`, and a page of an allowed origin may send credentials (its origin
 //! named back with `Access-Control-Allow-Credentials: true`, its preflight answered). The
 //! HTTP side of the same is `skillpub_axum::Callers` and `RouterBuilder::private`; for the
@@ -206,6 +207,7 @@ pub use http::{
 pub use instructions::INSTRUCTIONS_LIMIT;
 pub use live::LiveMcpSkills;
 pub use options::{DEFAULT_PAGE_SIZE, DEFAULT_TTL_MS};
+pub use private::DEFAULT_CREDENTIAL_HEADERS;
 pub use prompts::prompt_not_found;
 pub use served::SCHEME;
 pub use server::{CacheHinted, SkillsServer, capabilities, fit_to_peer};

@@ -21,7 +21,7 @@ use tower::Service;
 use crate::answers::BoxResponse;
 use crate::guard::Guard;
 use crate::media;
-use crate::private;
+use crate::private::{self, PrivateHeaders};
 use crate::request::{Incoming, MAX_BODY, read};
 use crate::sessions::Endpoint;
 
@@ -60,16 +60,16 @@ use crate::sessions::Endpoint;
 pub struct McpService {
     guard: Arc<Guard>,
     endpoint: Endpoint,
-    /// Whether every answer gets the private policy's headers.
-    private: bool,
+    /// The private policy's headers, which every answer gets when it is on.
+    private: Option<Arc<PrivateHeaders>>,
 }
 
 impl McpService {
-    pub(crate) fn new(guard: Guard, endpoint: Endpoint, private: bool) -> Self {
+    pub(crate) fn new(guard: Guard, endpoint: Endpoint, private: Option<PrivateHeaders>) -> Self {
         Self {
             guard: Arc::new(guard),
             endpoint,
-            private,
+            private: private.map(Arc::new),
         }
     }
 
@@ -117,18 +117,18 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let (guard, endpoint) = (Arc::clone(&self.guard), self.endpoint.clone());
-        let private = self.private;
+        let private = self.private.clone();
         Box::pin(async move {
             if let Err(refused) = guard.check(request.uri(), request.headers()) {
                 let mut refused = refused.answer();
-                if private {
-                    private::stamp(&mut refused, None);
+                if let Some(private) = &private {
+                    private.stamp(&mut refused, None);
                 }
                 return Ok(refused);
             }
-            if !private {
+            let Some(private) = private else {
                 return Ok(pass(endpoint, request).await);
-            }
+            };
             let origin = private::origin(request.headers());
             let mut answer = if origin.is_some()
                 && request.method() == Method::OPTIONS
@@ -136,11 +136,11 @@ where
                     .headers()
                     .contains_key(ACCESS_CONTROL_REQUEST_METHOD)
             {
-                private::preflight()
+                private.preflight()
             } else {
                 pass(endpoint, request).await
             };
-            private::stamp(&mut answer, origin);
+            private.stamp(&mut answer, origin);
             Ok(answer)
         })
     }

@@ -2,8 +2,8 @@
 //! read into an extension by a middleware) picks the caller; every method answers from that
 //! caller's skills alone, so no caller can read another's skill by URI, name or tool; and the
 //! private switch of `HttpOptions` makes every answer `private, no-store`, varies it on the
-//! credential headers, allows credentials from the allowed origins only and says
-//! `cacheScope: private`.
+//! credential headers (`Authorization` and `Cookie`, or the ones the app's auth reads),
+//! allows credentials from the allowed origins only and says `cacheScope: private`.
 
 use std::net::SocketAddr;
 
@@ -221,6 +221,10 @@ async fn the_private_switch_makes_every_answer_private_and_credentialed_for_allo
     assert_private(&preflight, Some(APP));
     let allowed = preflight.header("access-control-allow-headers").unwrap();
     assert!(allowed.contains("Authorization") && allowed.contains("Content-Type"));
+    assert!(
+        !allowed.contains("Cookie"),
+        "no script sends a Cookie: {allowed}"
+    );
 
     // Without origins of its own, a private endpoint allows none, not the loopback ones
     // that a local endpoint allows by default: any local page could read the skills.
@@ -234,6 +238,69 @@ async fn the_private_switch_makes_every_answer_private_and_credentialed_for_allo
     let answer = post_mcp(public, &[("Origin", APP)], list).await;
     assert_eq!(answer.header("cache-control"), None);
     assert_eq!(answer.header("access-control-allow-origin"), None);
+}
+
+#[tokio::test]
+async fn the_credential_headers_are_the_ones_the_apps_auth_reads() {
+    const APP: &str = "http://127.0.0.1:5173";
+    let options = HttpOptions::default()
+        .with_private(true)
+        .with_allowed_origins([APP])
+        .with_credential_headers(["X-Team"]);
+    let addr = serve_teams(options).await;
+    let list = r#"{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{}}"#;
+    let answer = post_mcp(addr, &[("X-Team", "red"), ("Origin", APP)], list).await;
+    assert_eq!(answer.status, 200);
+    assert_eq!(
+        listed(&serde_json::from_slice(&answer.body).unwrap()),
+        ["red-skill"]
+    );
+    assert_eq!(answer.header("vary"), Some("Origin, X-Team"));
+    let refused = post_mcp(addr, &[("Origin", "http://127.0.0.1:5174")], list).await;
+    assert_eq!(refused.header("vary"), Some("Origin, X-Team"));
+
+    // A page of the allowed origin may send the team's header, and only the transport's
+    // others besides.
+    let preflight = request(
+        addr,
+        "OPTIONS",
+        "/mcp",
+        &[
+            ("Origin", APP),
+            ("Access-Control-Request-Method", "POST"),
+            ("Access-Control-Request-Headers", "content-type, x-team"),
+        ],
+    )
+    .await;
+    assert_eq!(preflight.status, 204);
+    assert_eq!(preflight.header("vary"), Some("Origin, X-Team"));
+    assert_eq!(
+        preflight.header("access-control-allow-headers"),
+        Some("X-Team, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID")
+    );
+
+    // A list that names no header, or a name that is not one, is refused when the
+    // endpoint is made.
+    let made = |names: &[&str]| {
+        McpSkills::new(catalog("public-skill"))
+            .streamable_http_service(
+                HttpOptions::default()
+                    .with_private(true)
+                    .with_credential_headers(names.iter().copied()),
+            )
+            .map(drop)
+            .map_err(|error| error.to_string())
+    };
+    assert!(made(&[]).unwrap_err().contains("no credential header"));
+    let error = made(&["X Team"]).unwrap_err();
+    assert!(error.contains("`X Team` is not a header name"), "{error}");
+    assert!(made(&["X-Api-Key", "Cookie"]).is_ok());
+    // Without the private policy the list is not used.
+    assert!(
+        McpSkills::new(catalog("public-skill"))
+            .streamable_http_service(HttpOptions::default().with_credential_headers(["X Team"]))
+            .is_ok()
+    );
 }
 
 #[tokio::test]
