@@ -171,6 +171,16 @@ async fn no_caller_can_read_another_callers_skill_by_uri_name_or_tool() {
     }
 }
 
+/// A browser's preflight from `origin` for a `POST` with `headers`.
+async fn preflight(addr: SocketAddr, origin: &str, headers: &str) -> Response {
+    let ask = [
+        ("Origin", origin),
+        ("Access-Control-Request-Method", "POST"),
+        ("Access-Control-Request-Headers", headers),
+    ];
+    request(addr, "OPTIONS", "/mcp", &ask).await
+}
+
 /// Asserts the headers of the private switch on `answer`.
 #[track_caller]
 fn assert_private(answer: &Response, origin: Option<&str>) {
@@ -203,20 +213,7 @@ async fn the_private_switch_makes_every_answer_private_and_credentialed_for_allo
     let get = request(addr, "GET", "/mcp", &[("Origin", APP)]).await;
     assert_private(&get, Some(APP));
 
-    let preflight = request(
-        addr,
-        "OPTIONS",
-        "/mcp",
-        &[
-            ("Origin", APP),
-            ("Access-Control-Request-Method", "POST"),
-            (
-                "Access-Control-Request-Headers",
-                "authorization, content-type",
-            ),
-        ],
-    )
-    .await;
+    let preflight = preflight(addr, APP, "authorization, content-type").await;
     assert_eq!(preflight.status, 204);
     assert_private(&preflight, Some(APP));
     let allowed = preflight.header("access-control-allow-headers").unwrap();
@@ -261,17 +258,7 @@ async fn the_credential_headers_are_the_ones_the_apps_auth_reads() {
 
     // A page of the allowed origin may send the team's header, and only the transport's
     // others besides.
-    let preflight = request(
-        addr,
-        "OPTIONS",
-        "/mcp",
-        &[
-            ("Origin", APP),
-            ("Access-Control-Request-Method", "POST"),
-            ("Access-Control-Request-Headers", "content-type, x-team"),
-        ],
-    )
-    .await;
+    let preflight = preflight(addr, APP, "content-type, x-team").await;
     assert_eq!(preflight.status, 204);
     assert_eq!(preflight.header("vary"), Some("Origin, X-Team"));
     assert_eq!(
