@@ -209,8 +209,8 @@ impl HttpOptions {
     /// ([`with_allowed_origins`](Self::with_allowed_origins); `null` never) may send
     /// credentials: its requests get `Access-Control-Allow-Origin: <that origin>` and
     /// `Access-Control-Allow-Credentials: true`, and its preflight (`OPTIONS`) is answered
-    /// with the methods and headers of the transport, the credential headers among them. Requests
-    /// from other origins are refused with `403`, as without the switch. The loopback
+    /// with the methods and headers of the transport, the credential headers among them.
+    /// Requests from other origins are refused with `403`, as without the switch. The loopback
     /// origins allowed by default are not: with credentials, any local page could read the
     /// caller's skills, so a private endpoint allows only the origins it is given.
     ///
