@@ -118,7 +118,7 @@ pub(crate) fn exfiltration(input: &Input<'_>) -> Vec<Advice> {
     let clock = &input.clock;
     let mut advice = Vec::new();
     for text in &input.texts {
-        for (at, matched) in instructions(&EXFILTRATION, Family::Exfiltration, text, clock, true) {
+        for (at, matched) in instructions(&EXFILTRATION, Family::Exfiltration, text, clock, false) {
             if !sends(text, at, matched, clock) {
                 continue;
             }
