@@ -44,14 +44,50 @@ pub(crate) static EXFILTRATION: LazyLock<Regex> = security_regex!(concat!(
     // In prose: the conversation, the environment or the user's keys, which `sent` then
     // reads the sentence around for a verb of sending and a destination.
     r"|\b(?:conversation|chat\s+(?:history|log)|message\s+history|transcript|system\s+prompt|environment\s+variables|ssh\s+keys?|private\s+keys?|cookies|credentials|passwords)\b",
+    // In prose too: a key, credential or system file by its path ("upload ~/.ssh/id_rsa to
+    // ..."), which `sent` reads the same way.
+    r"|",
+    secret_files!(),
     // A Markdown image whose URL is filled in with what the agent knows: fetching it sends it.
     r"|!\[[^\[\]\n]*\]\(\s*https?://[^)\s]*\?[^)\s]*(?:\{[^}\s)]*(?:conversation|history|chat|messages?|prompt|secrets?|tokens?|keys?|passwords?|env|data|context|summary|user|query|input)[^}\s)]*\}|\$\{?[A-Z_]*(?:KEY|TOKEN|SECRET|PASSWORD)\b)",
 ));
 
-/// What the prose alternative looks for, alone, to tell it from the others.
-static OBJECTS: LazyLock<Regex> = security_regex!(
-    r"(?i)^(?:conversation|chat|message|transcript|system|environment|ssh|private|cookies|credentials|passwords)"
-);
+/// What the prose alternatives look for, alone, to tell them from the others.
+static OBJECTS: LazyLock<Regex> = security_regex!(concat!(
+    r"(?i)^(?:conversation|chat|message|transcript|system|environment|ssh|private|cookies|credentials|passwords|",
+    secret_files!(),
+    ")"
+));
+
+/// What follows the name of a file that looks like a secret one and is meant to be shared:
+/// an SSH public key (`~/.ssh/id_ed25519.pub`, which a server or a forge is given to grant
+/// access), or a template of a `.env` file without its values.
+const SHARED_SUFFIXES: [(&str, &[&str]); 2] = [
+    (".ssh/id_", &[".pub"]),
+    (".env", &[".example", ".sample", ".template", ".dist"]),
+];
+
+/// Whether the file a match names is one meant to be shared ([`SHARED_SUFFIXES`]): the first
+/// key or `.env` path in the match, its name read on past the match's end.
+fn names_a_shared_file(text: &Text<'_>, at: usize, matched: &str, clock: &Clock) -> bool {
+    let found = SHARED_SUFFIXES
+        .iter()
+        .filter_map(|(path, suffixes)| Some((matched.find(path)? + path.len(), *suffixes)))
+        .min_by_key(|(end, _)| *end);
+    let Some((end, suffixes)) = found else {
+        return false;
+    };
+    let rest = &text.text[at + end..];
+    let name = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        .unwrap_or(rest.len());
+    clock.count(name);
+    suffixes.iter().any(|suffix| {
+        rest[name..]
+            .get(..suffix.len())
+            .is_some_and(|after| after.eq_ignore_ascii_case(suffix))
+    })
+}
 
 /// A verb of sending, in the sentence before what is sent.
 static SEND_VERB: LazyLock<Regex> = security_regex!(
@@ -92,10 +128,13 @@ static HOSTS: LazyLock<Regex> = security_regex!(
     r"(?i)^(?:webhook\.site|requestbin|[a-z0-9-]+\.pipedream|[a-z0-9-]+\.ngrok|bore\.pub|serveo|[a-z0-9-]+\.loca\.lt|interact\.sh|[a-z0-9-]+\.oast|burpcollaborator|pastebin|transfer\.sh|discord|api\.telegram)"
 );
 
-/// Whether a match of [`EXFILTRATION`] in `text` at `at` is a finding: a host alone only on
-/// a line that sends something, and a secret named in prose only in a sentence that sends it
-/// somewhere.
+/// Whether a match of [`EXFILTRATION`] in `text` at `at` is a finding: never for a file meant
+/// to be shared, a host alone only on a line that sends something, and a secret named in
+/// prose only in a sentence that sends it somewhere.
 fn sends(text: &Text<'_>, at: usize, matched: &str, clock: &Clock) -> bool {
+    if names_a_shared_file(text, at, matched, clock) {
+        return false;
+    }
     if clock.is_match(&HOSTS, matched) {
         return clock.is_match(&SENDS, text.line(text.line_of(at)));
     }
