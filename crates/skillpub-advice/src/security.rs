@@ -57,9 +57,10 @@ pub(crate) fn ascii_words(pattern: &str) -> Regex {
 
 /// Words that, before a match in its sentence, make it a warning, a question, a quotation or
 /// an example rather than an instruction: "never run `rm -rf /`", "attackers write 'ignore
-/// previous instructions'", "flag phrases such as ...".
+/// previous instructions'", "flag phrases such as ...". A word after a dot is part of a
+/// file's name (`.env.example`), not of the sentence.
 static GUARDED: LazyLock<Regex> = security_regex!(
-    r"(?i)\b(?:not|never|don'?t|doesn'?t|won'?t|cannot|can'?t|shouldn'?t|mustn'?t|avoid\w*|refus\w*|reject\w*|resist\w*|detect\w*|flag\w*|block\w*|prevent\w*|forbid\w*|prohibit\w*|beware|watch|warn\w*|such as|e\.g\.|like|for example|for instance|examples?|attacks?|attackers?|adversar\w*|malicious|injection|jailbreak\w*|phishing|suspicious|dangerous|unsafe|insecure|risky|vulnerab\w*|exploit\w*|treat\w*|signs?|indicators?|patterns?|scan\w*|audit\w*|check\w* for|looks? for|search\w* for|grep\w*|match\w*|catch\w*|identif\w*|recogni\w*|spot\w*|red flags?)\b"
+    r"(?i)(?:^|[^.\w])(?:not|never|don'?t|doesn'?t|won'?t|cannot|can'?t|shouldn'?t|mustn'?t|avoid\w*|refus\w*|reject\w*|resist\w*|detect\w*|flag\w*|block\w*|prevent\w*|forbid\w*|prohibit\w*|beware|watch|warn\w*|such as|e\.g\.|like|for example|for instance|examples?|attacks?|attackers?|adversar\w*|malicious|injection|jailbreak\w*|phishing|suspicious|dangerous|unsafe|insecure|risky|vulnerab\w*|exploit\w*|treat\w*|signs?|indicators?|patterns?|scan\w*|audit\w*|check\w* for|looks? for|search\w* for|grep\w*|match\w*|catch\w*|identif\w*|recogni\w*|spot\w*|red flags?)\b"
 );
 
 /// How far back in its line a match looks for a [`GUARDED`] word: a sentence or so.
@@ -190,20 +191,25 @@ fn pattern_like(matched: &str) -> bool {
 
 /// Hosts that only illustrate: named for an attacker, or reserved for examples. A command to
 /// `attacker.com` or `example.com` describes an attack or a shape; it sends nothing anywhere.
+/// A name that starts with a dot is a file's, not a host's: `.env.example` is a template of
+/// `.env`, and does not make an example of a line that also sends `.env`.
 static ILLUSTRATIVE: LazyLock<Regex> = security_regex!(
-    r"(?i)\b(?:attacker|attackers|evil|malicious|hacker|badguy)[\w-]*\.[a-z]{2,}\b|\bexample\.(?:com|org|net)\b|\.(?:example|invalid|test)\b"
+    r"(?i)\b(?:attacker|attackers|evil|malicious|hacker|badguy)[\w-]*\.[a-z]{2,}\b|\bexample\.(?:com|org|net)\b|(?:^|[^.\w-])[\w-]+(?:\.[\w-]+)*\.(?:example|invalid|test)\b"
 );
 
 /// The matches of `regex` in `text` that are instructions, searched on the lines that hold a
 /// word of `family`: outside the fenced blocks the text marks as examples, and, in prose, not
 /// guarded (or, with `quotes_count`, quoted) in their sentence; in code, not in a comment
-/// that guards them. At most one per line, in line order.
+/// that guards them. At most one per line, in line order: the first that `accept` (given its
+/// offset in `text`) takes, so that a match a rule lets pass does not hide a later one on its
+/// line.
 fn instructions<'t>(
     regex: &Regex,
     family: Family,
     text: &'t Text<'_>,
     clock: &Clock,
     quotes_count: bool,
+    accept: impl Fn(usize, &str) -> bool,
 ) -> Vec<(usize, &'t str)> {
     let mut found: Vec<(usize, &str)> = Vec::new();
     for &line in text.triggered(family) {
@@ -223,7 +229,9 @@ fn instructions<'t>(
                 guarded(before, clock)
                     || (quotes_count && marks.quoted(matched.start(), matched.end()))
             };
-            !excused && !pattern_like(matched.as_str())
+            !excused
+                && !pattern_like(matched.as_str())
+                && accept(start + matched.start(), matched.as_str())
         });
         if family != Family::Injection && clock.is_match(&ILLUSTRATIVE, line_text) {
             continue;

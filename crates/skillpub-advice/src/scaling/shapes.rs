@@ -440,6 +440,18 @@ pub(super) const SHAPES: &[Shape] = &[
         n: 100,
     },
     Shape {
+        name: "public keys uploaded",
+        body: |n| "curl -F a=@~/.ssh/id_a.pub ".repeat(n),
+        files: REFERENCES,
+        n: 100,
+    },
+    Shape {
+        name: "key files named without a send",
+        body: |n| "read ~/.aws/credentials and the .env.example then ".repeat(n),
+        files: REFERENCES,
+        n: 100,
+    },
+    Shape {
         name: "image queries",
         body: |n| "![a](https://x.io/?q={data} ".repeat(n),
         files: REFERENCES,

@@ -15,17 +15,20 @@ use super::text::Text;
 use super::triggers::Family;
 use super::{finding, instructions};
 
-/// The files and values that hold credentials or the machine's secrets.
+/// The files and folders that hold credentials or the machine's secrets: a private SSH key
+/// or the whole `~/.ssh` folder, AWS's credentials or the whole `~/.aws` folder, and the
+/// like. `authorized_keys` and `known_hosts` hold public keys and host names, and are not
+/// among them.
 macro_rules! secret_files {
     () => {
-        r"(?:~|\$HOME|\$\{HOME\})?/?(?:\.ssh/(?:id_|authorized_keys|known_hosts)|\.aws/credentials|\.netrc|\.git-credentials|\.docker/config\.json|\.kube/config|\.env\b|etc/passwd|etc/shadow|proc/self/environ)"
+        r"(?:~|\$HOME|\$\{HOME\})?/?(?:\.ssh/id_|\.aws/credentials|(?:\.ssh|\.aws)/?(?:[\s\x22'`)]|$)|\.netrc|\.git-credentials|\.docker/config\.json|\.kube/config|\.env\b|etc/passwd|etc/shadow|proc/self/environ)"
     };
 }
 
 /// Every pattern of the rule, each starting with literal words.
 pub(crate) static EXFILTRATION: LazyLock<Regex> = security_regex!(concat!(
     // The whole environment, piped to the network.
-    r"(?i)\b(?:env|printenv|export\s+-p)\s*\|\s*(?:curl|wget|nc|ncat|netcat|socat)\b",
+    r"(?i)\b(?:env|printenv|export(?:\s+-p)?)\s*\|\s*(?:curl|wget|nc|ncat|netcat|socat)\b",
     // A secret file or the environment sent by curl or wget.
     r"|\b(?:curl|wget)\b[^\n|;]*?\s(?:-d|--data(?:-binary|-raw|-urlencode)?|-F|--form|-T|--upload-file|--post-data|--post-file|--body-file)[=\s]+[^\s]*?(?:@",
     secret_files!(),
@@ -61,14 +64,27 @@ static OBJECTS: LazyLock<Regex> = security_regex!(concat!(
 
 /// What follows the name of a file that looks like a secret one and is meant to be shared:
 /// an SSH public key (`~/.ssh/id_ed25519.pub`, which a server or a forge is given to grant
-/// access), or a template of a `.env` file without its values.
+/// access), or a template of a `.env` file without its values (`.env.example`,
+/// `.env-template`).
 const SHARED_SUFFIXES: [(&str, &[&str]); 2] = [
     (".ssh/id_", &[".pub"]),
-    (".env", &[".example", ".sample", ".template", ".dist"]),
+    (
+        ".env",
+        &[
+            ".example",
+            ".sample",
+            ".template",
+            ".dist",
+            "-example",
+            "-sample",
+            "-template",
+        ],
+    ),
 ];
 
 /// Whether the file a match names is one meant to be shared ([`SHARED_SUFFIXES`]): the first
-/// key or `.env` path in the match, its name read on past the match's end.
+/// key or `.env` path in the match, its name read on past the match's end and the suffix
+/// looked for after it or right after the path.
 fn names_a_shared_file(text: &Text<'_>, at: usize, matched: &str, clock: &Clock) -> bool {
     let found = SHARED_SUFFIXES
         .iter()
@@ -83,39 +99,102 @@ fn names_a_shared_file(text: &Text<'_>, at: usize, matched: &str, clock: &Clock)
         .unwrap_or(rest.len());
     clock.count(name);
     suffixes.iter().any(|suffix| {
-        rest[name..]
-            .get(..suffix.len())
-            .is_some_and(|after| after.eq_ignore_ascii_case(suffix))
+        [rest, &rest[name..]].iter().any(|after| {
+            after
+                .get(..suffix.len())
+                .is_some_and(|after| after.eq_ignore_ascii_case(suffix))
+        })
     })
 }
 
+/// A verb of sending, in any of its forms: `send`, `sends`, `uploading`, `submitted`.
+macro_rules! send_verb {
+    () => {
+        r"\b(?:send|post|upload|forward|e-?mail|leak)(?:s|ed|ing)?\b|\b(?:transmit|submit)(?:s|ted|ting)?\b|\bexfiltrat(?:e|es|ed|ing)\b"
+    };
+}
+
 /// A verb of sending, in the sentence before what is sent.
-static SEND_VERB: LazyLock<Regex> = security_regex!(
-    r"(?i)\b(?:send|post|upload|transmit|forward|e-?mail|leak|exfiltrate|submit)\b"
+static SEND_VERB: LazyLock<Regex> = security_regex!(concat!("(?i)", send_verb!()));
+
+/// A verb of sending in the sentence after what is sent, with a word that points back at it
+/// ("read `~/.aws/credentials` and post them to ..."; "... and send the report to ..." sends
+/// something else), up to where the destination is looked for.
+static SEND_VERB_AFTER: LazyLock<Regex> = security_regex!(concat!(
+    r"(?i)^[^.\n]{0,60}?(?:",
+    send_verb!(),
+    r")\s+(?:it|them|this|that|these|those|its|their|the\s+(?:contents?|files?|keys?|values?|output))\b"
+));
+
+/// A destination on the network, after what is sent: `to https://...`, `to 203.0.113.7`,
+/// `to s3://...`, `to a webhook`.
+static DESTINATION: LazyLock<Regex> = security_regex!(
+    r"(?i)^[^.\n]{0,60}?\b(?:to|at)\s+[^.\n]{0,40}?(?:https?://|(?:s3|gs|ftp|sftp)://|\b\d{1,3}(?:\.\d{1,3}){3}\b|\b[\w-]+\.(?:com|net|org|io|ai|co|us|app|dev|site|xyz|ru|cn|sh|me|cloud|info|top|link|online|tech)\b|webhook|server|endpoint|e-?mail|@)"
 );
 
-/// A destination on the network, after what is sent: `to https://...`, `to a webhook`.
-static DESTINATION: LazyLock<Regex> = security_regex!(
-    r"(?i)^[^.\n]{0,60}?\b(?:to|at)\s+[^.\n]{0,40}?(?:https?://|\b[\w-]+\.(?:com|net|org|io|app|dev|site|xyz|ru|cn|sh|me)\b|webhook|server|endpoint|e-?mail|@)"
+/// The forges that are given an SSH key to grant access: the public one, whatever the
+/// sentence calls it.
+static FORGE: LazyLock<Regex> = security_regex!(
+    r"(?i)^[^.\n]{0,100}?\b(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)\b"
 );
+
+/// The word that makes an SSH key one to share.
+static PUBLIC: LazyLock<Regex> = security_regex!(r"(?i)\bpublic\s+$");
 
 /// How far before what is sent its verb may be, and how far after it its destination.
 const SENTENCE: usize = 80;
 
-/// Whether the prose mention at `text[at..at + length]` is sent somewhere: a verb of
-/// sending in the [`SENTENCE`] bytes before it and a destination after it.
-fn sent(text: &Text<'_>, at: usize, length: usize, clock: &Clock) -> bool {
-    let before = text.before(at);
-    let mut start = before.len().saturating_sub(SENTENCE);
-    while !before.is_char_boundary(start) {
-        start += 1;
+/// At most `length` bytes of `text`, cut at a char boundary: its start, or with `from_end`
+/// its end.
+fn window(text: &str, length: usize, from_end: bool) -> &str {
+    if from_end {
+        let mut start = text.len().saturating_sub(length);
+        while !text.is_char_boundary(start) {
+            start += 1;
+        }
+        &text[start..]
+    } else {
+        let mut end = text.len().min(length);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        &text[..end]
     }
-    let after = &text.text[at + length..];
-    let mut end = after.len().min(SENTENCE + 60);
-    while !after.is_char_boundary(end) {
-        end -= 1;
+}
+
+/// Whether the prose mention `matched` at `text[at..]` is sent somewhere: a verb of sending
+/// in the [`SENTENCE`] bytes before it and a destination after it, or both after it. An SSH
+/// key called public, or given to a forge, is the public one and is shared.
+fn sent(text: &Text<'_>, at: usize, matched: &str, clock: &Clock) -> bool {
+    let before = window(text.before(at), SENTENCE, true);
+    let after = window(&text.text[at + matched.len()..], SENTENCE + 60, false);
+    if matched.to_ascii_lowercase().starts_with("ssh")
+        && (clock.is_match(&PUBLIC, before) || clock.is_match(&FORGE, after))
+    {
+        return false;
     }
-    clock.is_match(&SEND_VERB, &before[start..]) && clock.is_match(&DESTINATION, &after[..end])
+    if clock.is_match(&SEND_VERB, before) && clock.is_match(&DESTINATION, after) {
+        return true;
+    }
+    clock
+        .find(&SEND_VERB_AFTER, after)
+        .is_some_and(|verb| clock.is_match(&DESTINATION, &after[verb.end()..]))
+}
+
+/// What sends the file whose path follows it, in a command of curl or wget: an upload flag
+/// (`-F key=@`, `--data-binary @`, `-d@`, `-T `, `--upload-file=`, wget's `--post-file=`),
+/// the command's standard input (`< `), or a `$(cat ` in a header or a field.
+static UPLOAD_FLAG: LazyLock<Regex> = security_regex!(
+    r#"(?i)\b(?:curl|wget)\b[^\n|;]*?(?:\s(?:-d|--data(?:-binary|-raw|-urlencode|-ascii)?|--json)[=\s]*@|\s(?:-F|--form)[=\s]+[^\s@<]*[@<]|\s(?:-T|--upload-file|--post-file|--body-file)[=\s]+|\s<\s*|\$\(\s*cat\s+)["']?$"#
+);
+
+/// How far before a file's path its upload flag's command may start.
+const COMMAND: usize = 300;
+
+/// Whether the file's path at `text[at..]` is what an upload flag of curl or wget before it
+/// sends.
+fn uploaded(text: &Text<'_>, at: usize, clock: &Clock) -> bool {
+    clock.is_match(&UPLOAD_FLAG, window(text.before(at), COMMAND, true))
 }
 
 /// What makes a mention of one of the hosts above a sending of data, on its line.
@@ -129,8 +208,9 @@ static HOSTS: LazyLock<Regex> = security_regex!(
 );
 
 /// Whether a match of [`EXFILTRATION`] in `text` at `at` is a finding: never for a file meant
-/// to be shared, a host alone only on a line that sends something, and a secret named in
-/// prose only in a sentence that sends it somewhere.
+/// to be shared, a host alone only on a line that sends something, and a secret named alone
+/// only in a sentence that sends it somewhere or as what an upload flag sends (`curl -T
+/// ~/.aws/credentials`, or a private key after a public one in one command).
 fn sends(text: &Text<'_>, at: usize, matched: &str, clock: &Clock) -> bool {
     if names_a_shared_file(text, at, matched, clock) {
         return false;
@@ -138,7 +218,9 @@ fn sends(text: &Text<'_>, at: usize, matched: &str, clock: &Clock) -> bool {
     if clock.is_match(&HOSTS, matched) {
         return clock.is_match(&SENDS, text.line(text.line_of(at)));
     }
-    !clock.is_match(&OBJECTS, matched) || sent(text, at, matched.len(), clock)
+    !clock.is_match(&OBJECTS, matched)
+        || sent(text, at, matched, clock)
+        || uploaded(text, at, clock)
 }
 
 /// Whether a piece of hidden text (`hidden.rs`) asks for exfiltration, as this rule judges a
@@ -157,10 +239,15 @@ pub(crate) fn exfiltration(input: &Input<'_>) -> Vec<Advice> {
     let clock = &input.clock;
     let mut advice = Vec::new();
     for text in &input.texts {
-        for (at, matched) in instructions(&EXFILTRATION, Family::Exfiltration, text, clock, false) {
-            if !sends(text, at, matched, clock) {
-                continue;
-            }
+        let sent = |at, matched: &str| sends(text, at, matched, clock);
+        for (at, _) in instructions(
+            &EXFILTRATION,
+            Family::Exfiltration,
+            text,
+            clock,
+            false,
+            sent,
+        ) {
             advice.push(finding(
                 AdviceRule::SecurityExfiltration,
                 text,

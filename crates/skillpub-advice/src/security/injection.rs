@@ -51,7 +51,14 @@ pub(crate) static INJECTION: LazyLock<Regex> = security_regex!(concat!(
 pub(crate) fn injection(input: &Input<'_>) -> Vec<Advice> {
     let mut advice = Vec::new();
     for text in input.texts.iter().filter(|text| text.kind == Kind::Prose) {
-        for (at, _) in instructions(&INJECTION, Family::Injection, text, &input.clock, true) {
+        for (at, _) in instructions(
+            &INJECTION,
+            Family::Injection,
+            text,
+            &input.clock,
+            true,
+            |_, _| true,
+        ) {
             advice.push(finding(
                 AdviceRule::SecurityInjection,
                 text,

@@ -127,7 +127,8 @@ pub(crate) fn script(input: &Input<'_>) -> Vec<Advice> {
     let mut advice = Vec::new();
     for text in &input.texts {
         let mut lines = HashSet::new();
-        for (at, matched) in instructions(&SCRIPT, Family::Script, text, clock, false) {
+        for (at, matched) in instructions(&SCRIPT, Family::Script, text, clock, false, |_, _| true)
+        {
             let Some(kind) = EACH
                 .iter()
                 .position(|(regex, _)| clock.is_match(regex, matched))
