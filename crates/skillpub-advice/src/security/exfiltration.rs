@@ -168,9 +168,10 @@ fn window(text: &str, length: usize, from_end: bool) -> &str {
 fn sent(text: &Text<'_>, at: usize, matched: &str, clock: &Clock) -> bool {
     let before = window(text.before(at), SENTENCE, true);
     let after = window(&text.text[at + matched.len()..], SENTENCE + 60, false);
-    if matched.to_ascii_lowercase().starts_with("ssh")
-        && (clock.is_match(&PUBLIC, before) || clock.is_match(&FORGE, after))
-    {
+    let names_an_ssh_key = matched
+        .get(..3)
+        .is_some_and(|start| start.eq_ignore_ascii_case("ssh"));
+    if names_an_ssh_key && (clock.is_match(&PUBLIC, before) || clock.is_match(&FORGE, after)) {
         return false;
     }
     if clock.is_match(&SEND_VERB, before) && clock.is_match(&DESTINATION, after) {
