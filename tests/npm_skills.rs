@@ -10,7 +10,7 @@
 use std::process::Command;
 
 use skillpub::model::paths::{INDEX_PATH, WELL_KNOWN_PATH};
-use skillpub_testkit::{Running, Scratch, SkillsCli, assert_installed_as_served, built_binary};
+use skillpub_testkit::{Running, Scratch, SkillsCli, built_binary};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_skills_cli_installs_every_skill_of_the_basic_demo_byte_for_byte() {
@@ -22,14 +22,13 @@ async fn the_skills_cli_installs_every_skill_of_the_basic_demo_byte_for_byte() {
     // examples/basic is this package's example, built before its tests run.
     let (_demo, announced) = Running::demo(&mut Command::new(built_binary("examples/basic")));
     assert_eq!(announced.path, INDEX_PATH, "the printed URL is the index");
-    let scratch = Scratch::new("npm-basic");
     let names = ["verify-skill-digests", "write-skill-md"];
+    let scratch = Scratch::new("npm-basic");
     let installed = skills
-        .install_every_skill(&announced.origin(), &names, &scratch)
+        .install_every_skill_as_served(&announced, WELL_KNOWN_PATH, &names, &scratch)
         .await;
-    let files = assert_installed_as_served(announced.addr, WELL_KNOWN_PATH, &installed).await;
     assert_eq!(
-        files,
+        installed.files,
         ["verify-skill-digests/SKILL.md", "write-skill-md/SKILL.md"],
         "the installed files"
     );

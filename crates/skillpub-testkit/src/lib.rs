@@ -26,7 +26,7 @@
 //! | nginx: found, configured, reloaded, stopped with its workers | [`nginx_or_skip`], [`Nginx`], [`free_port`] |
 //! | nginx as a shared cache in front of an origin, counting what reaches the origin | [`Edge`], [`Freshness`] |
 //! | Node.js's `npx` | [`npx_or_skip`] |
-//! | The npm `skills` installer, and its installed files against the served bytes | [`SkillsCli`], [`assert_installed_as_served`] |
+//! | The npm `skills` installer, and its installed files against the served bytes | [`SkillsCli`], [`Installed`] |
 //! | A tool that is missing: one line, or a failure in CI | [`skip_or_fail`], [`REQUIRE_EXTERNAL`], [`find_program`] |
 //! | The proptest settings of every property test | [`property_config`] |
 //! | Real Rust and Markdown text for a benchmark, or megabytes of varied text | [`rust_and_markdown_files`], [`varied_markdown`] |
@@ -87,7 +87,7 @@ pub use process::{Announced, Running, built_binary};
 pub use property::property_config;
 pub use scratch::Scratch;
 pub use server::{Seen, serve, serve_raw, serve_recording};
-pub use skills_cli::{SkillsCli, assert_installed_as_served};
+pub use skills_cli::{Installed, SkillsCli};
 pub use sources::{rust_and_markdown_files, varied_markdown};
 pub use wire::{
     ANSWER_WITHIN, Response, closed_within, decode, finish_response, get_and_head, read_response,

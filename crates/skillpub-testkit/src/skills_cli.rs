@@ -6,6 +6,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use crate::node::npx_or_skip;
+use crate::process::Announced;
 use crate::scratch::Scratch;
 use crate::wire::request;
 
@@ -83,13 +84,31 @@ impl SkillsCli {
         text
     }
 
-    /// Lists the skills of `origin` (each of `names` must be listed), installs all of them for
-    /// Claude Code, and returns the folder they were installed in, one folder per skill.
+    /// Lists the skills of the site `server` announced (each of `names` must be listed),
+    /// installs all of them for Claude Code in `scratch`, and compares every installed file
+    /// with the bytes the site serves for it under `well_known` (`/.well-known/agent-skills/`).
     ///
     /// # Panics
     ///
-    /// When a name is not listed or not installed, or the installer fails.
-    pub async fn install_every_skill(
+    /// When a name is not listed or not installed, the installer fails, or an installed file
+    /// differs from the bytes served.
+    pub async fn install_every_skill_as_served(
+        &self,
+        server: &Announced,
+        well_known: &str,
+        names: &[&str],
+        scratch: &Scratch,
+    ) -> Installed {
+        let folder = self
+            .install_every_skill(&server.origin(), names, scratch)
+            .await;
+        let files = assert_installed_as_served(server.addr, well_known, &folder).await;
+        Installed { folder, files }
+    }
+
+    /// Lists the skills of `origin` (each of `names` must be listed), installs all of them for
+    /// Claude Code, and returns the folder they were installed in, one folder per skill.
+    async fn install_every_skill(
         &self,
         origin: &str,
         names: &[&str],
@@ -116,14 +135,18 @@ impl SkillsCli {
     }
 }
 
-/// Compares every file under `installed` (as [`SkillsCli::install_every_skill`] returns it)
-/// with the bytes `addr` serves for it under `well_known` (`/.well-known/agent-skills/`), and
-/// returns the files compared, as `skill/relative/path`, sorted.
-///
-/// # Panics
-///
-/// When a file differs from the bytes served, or the folder cannot be read.
-pub async fn assert_installed_as_served(
+/// What [`SkillsCli::install_every_skill_as_served`] installed.
+#[derive(Debug)]
+pub struct Installed {
+    /// The folder the skills were installed in, one folder per skill.
+    pub folder: PathBuf,
+    /// Every file installed, as `skill/relative/path`, sorted.
+    pub files: Vec<String>,
+}
+
+/// Compares every file under `installed` with the bytes `addr` serves for it under
+/// `well_known`, and returns the files compared, sorted.
+async fn assert_installed_as_served(
     addr: SocketAddr,
     well_known: &str,
     installed: &Path,

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 
 use skillpub::model::paths::{INDEX_PATH, WELL_KNOWN_PATH};
-use skillpub_testkit::{Running, Scratch, SkillsCli, assert_installed_as_served};
+use skillpub_testkit::{Running, Scratch, SkillsCli};
 
 const EXAMPLE_SKILLS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../skills");
 
@@ -24,18 +24,17 @@ async fn the_skills_cli_installs_the_multi_file_skill_with_its_references_and_sc
         "CARGO_BIN_EXE_skillpub-example-multi-file"
     )));
     assert_eq!(announced.path, INDEX_PATH, "the printed URL is the index");
-    let scratch = Scratch::new("npm-multi-file");
     let names = [
         "publish-agent-skills",
         "verify-skill-digests",
         "write-skill-md",
     ];
+    let scratch = Scratch::new("npm-multi-file");
     let installed = skills
-        .install_every_skill(&announced.origin(), &names, &scratch)
+        .install_every_skill_as_served(&announced, WELL_KNOWN_PATH, &names, &scratch)
         .await;
-    let files = assert_installed_as_served(announced.addr, WELL_KNOWN_PATH, &installed).await;
     assert_eq!(
-        files,
+        installed.files,
         [
             "publish-agent-skills/SKILL.md",
             "publish-agent-skills/references/http-checklist.md",
@@ -46,12 +45,13 @@ async fn the_skills_cli_installs_the_multi_file_skill_with_its_references_and_sc
         ],
         "the installed files"
     );
-    for file in files
+    for file in installed
+        .files
         .iter()
         .filter(|file| file.starts_with("publish-agent-skills/"))
     {
         assert!(
-            std::fs::read(installed.join(file)).unwrap()
+            std::fs::read(installed.folder.join(file)).unwrap()
                 == std::fs::read(Path::new(EXAMPLE_SKILLS).join(file)).unwrap(),
             "{file} differs from the source"
         );
