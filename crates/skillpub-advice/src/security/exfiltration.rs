@@ -15,20 +15,21 @@ use super::text::Text;
 use super::triggers::Family;
 use super::{finding, instructions};
 
-/// The files and folders that hold credentials or the machine's secrets: a private SSH key
-/// or the whole `~/.ssh` folder, AWS's credentials or the whole `~/.aws` folder, and the
-/// like. `authorized_keys` and `known_hosts` hold public keys and host names, and are not
-/// among them.
+/// The files and folders that hold credentials or the machine's secrets: a private SSH key,
+/// AWS's credentials, or the whole `~/.ssh` or `~/.aws` folder of a home (named from its
+/// home, so that `amazon.aws` is not one), and the like. `authorized_keys` and `known_hosts`
+/// hold public keys and host names, and are not among them.
 macro_rules! secret_files {
     () => {
-        r"(?:~|\$HOME|\$\{HOME\})?/?(?:\.ssh/id_|\.aws/credentials|(?:\.ssh|\.aws)/?(?:[\s\x22'`)]|$)|\.netrc|\.git-credentials|\.docker/config\.json|\.kube/config|\.env\b|etc/passwd|etc/shadow|proc/self/environ)"
+        r"(?:(?:~|\$HOME|\$\{HOME\}|/root|/home/[\w.-]+)/\.(?:ssh|aws)/?(?:[\s\x22'`)*]|$)|(?:~|\$HOME|\$\{HOME\})?/?(?:\.ssh/id[_*]|\.aws/credentials|\.netrc|\.git-credentials|\.docker/config\.json|\.kube/config|\.env\b|etc/passwd|etc/shadow|proc/self/environ))"
     };
 }
 
 /// Every pattern of the rule, each starting with literal words.
 pub(crate) static EXFILTRATION: LazyLock<Regex> = security_regex!(concat!(
-    // The whole environment, piped to the network.
-    r"(?i)\b(?:env|printenv|export(?:\s+-p)?)\s*\|\s*(?:curl|wget|nc|ncat|netcat|socat)\b",
+    // The whole environment, piped to the network, encoded or not (`export` and `set` in
+    // lower case, as a shell has them: "| Export | curl ..." is a table's row).
+    r"(?i)\b(?:env|printenv|(?-i:export|set)(?:\s+-p)?)\s*\|(?:\s*(?:base64|gzip|xxd|openssl\s+\w+)\b[^|\n]*\|)?\s*(?:curl|wget|nc|ncat|netcat|socat)\b",
     // A secret file or the environment sent by curl or wget.
     r"|\b(?:curl|wget)\b[^\n|;]*?\s(?:-d|--data(?:-binary|-raw|-urlencode)?|-F|--form|-T|--upload-file|--post-data|--post-file|--body-file)[=\s]+[^\s]*?(?:@",
     secret_files!(),
@@ -62,10 +63,10 @@ static OBJECTS: LazyLock<Regex> = security_regex!(concat!(
     ")"
 ));
 
-/// What follows the name of a file that looks like a secret one and is meant to be shared:
-/// an SSH public key (`~/.ssh/id_ed25519.pub`, which a server or a forge is given to grant
-/// access), or a template of a `.env` file without its values (`.env.example`,
-/// `.env-template`).
+/// What follows the name of a file that looks like a secret one and holds none: an SSH
+/// public key (`~/.ssh/id_ed25519.pub`, which a server or a forge is given to grant access),
+/// or a `.env` file's template without its values (`.env.example`, `.env-template`,
+/// `.env.defaults`), its schema, or a copy encrypted for its readers (`.env.gpg`).
 const SHARED_SUFFIXES: [(&str, &[&str]); 2] = [
     (".ssh/id_", &[".pub"]),
     (
@@ -75,6 +76,13 @@ const SHARED_SUFFIXES: [(&str, &[&str]); 2] = [
             ".sample",
             ".template",
             ".dist",
+            ".defaults",
+            ".schema",
+            ".gpg",
+            ".age",
+            ".enc",
+            ".asc",
+            ".vault",
             "-example",
             "-sample",
             "-template",
@@ -107,29 +115,33 @@ fn names_a_shared_file(text: &Text<'_>, at: usize, matched: &str, clock: &Clock)
     })
 }
 
-/// A verb of sending, in any of its forms: `send`, `sends`, `uploading`, `submitted`.
+/// A verb of sending, as an instruction gives it: `send`, not `sends`, `posted` or
+/// `forwarding`, which tell what a tool does or what went wrong ("if you posted your
+/// credentials to a public repository, revoke them"; "with agent forwarding").
 macro_rules! send_verb {
     () => {
-        r"\b(?:send|post|upload|forward|e-?mail|leak)(?:s|ed|ing)?\b|\b(?:transmit|submit)(?:s|ted|ting)?\b|\bexfiltrat(?:e|es|ed|ing)\b"
+        r"\b(?:send|post|upload|transmit|forward|e-?mail|leak|exfiltrate|submit)\b"
     };
 }
 
 /// A verb of sending, in the sentence before what is sent.
 static SEND_VERB: LazyLock<Regex> = security_regex!(concat!("(?i)", send_verb!()));
 
-/// A verb of sending in the sentence after what is sent, with a word that points back at it
-/// ("read `~/.aws/credentials` and post them to ..."; "... and send the report to ..." sends
-/// something else), up to where the destination is looked for.
+/// A verb of sending in the sentence after what is sent, with its contents for an object
+/// ("read `~/.aws/credentials` and post its contents to ..."); a pronoun alone points as
+/// often at something else ("load the credentials from `.env` and send them with each
+/// request to the API"), up to where the destination is looked for.
 static SEND_VERB_AFTER: LazyLock<Regex> = security_regex!(concat!(
     r"(?i)^[^.\n]{0,60}?(?:",
     send_verb!(),
-    r")\s+(?:it|them|this|that|these|those|its|their|the\s+(?:contents?|files?|keys?|values?|output))\b"
+    r")\s+(?:its|their|the|the\s+file's|the\s+files')\s+contents\b"
 ));
 
-/// A destination on the network, after what is sent: `to https://...`, `to 203.0.113.7`,
-/// `to s3://...`, `to a webhook`.
+/// A destination on the network, after what is sent: `to https://...`, `to 203.0.113.7`
+/// (not a loopback, `0.` or `10.` address, which stay on the machine or its network), `to
+/// s3://...`, `to k.acme-data.io`, `to a webhook`.
 static DESTINATION: LazyLock<Regex> = security_regex!(
-    r"(?i)^[^.\n]{0,60}?\b(?:to|at)\s+[^.\n]{0,40}?(?:https?://|(?:s3|gs|ftp|sftp)://|\b\d{1,3}(?:\.\d{1,3}){3}\b|\b[\w-]+\.(?:com|net|org|io|ai|co|us|app|dev|site|xyz|ru|cn|sh|me|cloud|info|top|link|online|tech)\b|webhook|server|endpoint|e-?mail|@)"
+    r"(?i)^[^.\n]{0,60}?\b(?:to|at)\s+[^.\n]{0,40}?(?:https?://|(?:s3|gs|ftp|sftp)://|\b(?:[1-9]|1[1-9]|[2-9]\d|1[01]\d|12[0-689]|1[3-9]\d|2\d\d)(?:\.\d{1,3}){3}\b|\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|ai|co|us|app|dev|site|xyz|ru|cn|sh|me|cloud|info|top|link|online|tech)\b|webhook|server|endpoint|e-?mail|@)"
 );
 
 /// The forges that are given an SSH key to grant access: the public one, whatever the
@@ -139,7 +151,7 @@ static FORGE: LazyLock<Regex> = security_regex!(
 );
 
 /// The word that makes an SSH key one to share.
-static PUBLIC: LazyLock<Regex> = security_regex!(r"(?i)\bpublic\s+$");
+static PUBLIC: LazyLock<Regex> = security_regex!(r"(?i)(?:^|[^\w-])public\s+$");
 
 /// How far before what is sent its verb may be, and how far after it its destination.
 const SENTENCE: usize = 80;
@@ -183,10 +195,12 @@ fn sent(text: &Text<'_>, at: usize, matched: &str, clock: &Clock) -> bool {
 }
 
 /// What sends the file whose path follows it, in a command of curl or wget: an upload flag
-/// (`-F key=@`, `--data-binary @`, `-d@`, `-T `, `--upload-file=`, wget's `--post-file=`),
-/// the command's standard input (`< `), or a `$(cat ` in a header or a field.
+/// (`-F key=@`, `--data-binary @`, `-d@`, `-T `, `-T"`, `--upload-file=`, wget's
+/// `--post-file=`), the command's standard input (`< `), or the file read into a header or
+/// a field (`$(cat `, `$(< `, `$(base64 `, a backtick's `cat`); then the path's start, which
+/// the match leaves out (`./`, `app/`, `"$HOME"`, `/root`).
 static UPLOAD_FLAG: LazyLock<Regex> = security_regex!(
-    r#"(?i)\b(?:curl|wget)\b[^\n|;]*?(?:\s(?:-d|--data(?:-binary|-raw|-urlencode|-ascii)?|--json)[=\s]*@|\s(?:-F|--form)[=\s]+[^\s@<]*[@<]|\s(?:-T|--upload-file|--post-file|--body-file)[=\s]+|\s<\s*|\$\(\s*cat\s+)["']?$"#
+    r#"(?i)\b(?:curl|wget)\b[^\n|;&]*?(?:\s(?:-d|--data(?:-binary|-raw|-urlencode|-ascii)?|--json)[=\s]*["']?@|\s(?:-F|--form)[=\s]+[^\s@<]*[@<]|\s(?:-T|--upload-file|--post-file|--body-file)[=\s]*|\s<\s*|\$\(\s*(?:cat\s+|<\s*|base64\s+(?:-\w+\s+)*)|`\s*cat\s+)[^\s@<|;&]*$"#
 );
 
 /// How far before a file's path its upload flag's command may start.

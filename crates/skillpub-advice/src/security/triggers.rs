@@ -123,6 +123,8 @@ const EXFILTRATION: &[&str] = &[
     "export -p",
     "export |",
     "export|",
+    "set |",
+    "set|",
     "curl",
     "wget",
     ".ssh",
