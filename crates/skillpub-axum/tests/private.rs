@@ -274,18 +274,20 @@ async fn public_views_beside_private_ones_stay_public_and_vary_on_the_credential
     assert_eq!(index.header("vary"), Some("Accept-Encoding"));
 }
 
+/// A CORS preflight of the index from `origin`, for a `GET` that sends `Authorization`.
+async fn preflight(addr: SocketAddr, origin: &str) -> Response {
+    let headers = [
+        ("origin", origin),
+        ("access-control-request-method", "GET"),
+        ("access-control-request-headers", "authorization"),
+    ];
+    request(addr, "OPTIONS", INDEX, &headers).await
+}
+
 #[tokio::test]
 async fn a_preflight_allows_authorization_and_names_an_allowed_origin_back() {
     let addr = app().await;
-    let preflight = async |origin: &str| {
-        let headers = [
-            ("origin", origin),
-            ("access-control-request-method", "GET"),
-            ("access-control-request-headers", "authorization"),
-        ];
-        request(addr, "OPTIONS", INDEX, &headers).await
-    };
-    let allowed = preflight(ALLOWED).await;
+    let allowed = preflight(addr, ALLOWED).await;
     assert_eq!(allowed.status, 204);
     assert_eq!(
         allowed.header("access-control-allow-headers"),
@@ -306,7 +308,7 @@ async fn a_preflight_allows_authorization_and_names_an_allowed_origin_back() {
         Some("private, no-cache, no-transform")
     );
     // Another origin may still read the public view without credentials.
-    let other = preflight(OTHER).await;
+    let other = preflight(addr, OTHER).await;
     assert_eq!(other.header("access-control-allow-origin"), Some("*"));
     assert_eq!(other.header("access-control-allow-credentials"), None);
 
@@ -520,16 +522,8 @@ async fn a_preflight_refused_by_an_auth_that_wants_a_token_everywhere_is_answere
         ),
     )
     .await;
-    let preflight = async |origin: &str| {
-        let headers = [
-            ("origin", origin),
-            ("access-control-request-method", "GET"),
-            ("access-control-request-headers", "authorization"),
-        ];
-        request(addr, "OPTIONS", INDEX, &headers).await
-    };
     for origin in [ALLOWED, OTHER] {
-        let answer = preflight(origin).await;
+        let answer = preflight(addr, origin).await;
         assert_eq!(answer.status, 204, "{origin}");
         assert_private(&answer, Some(origin));
         assert_eq!(
