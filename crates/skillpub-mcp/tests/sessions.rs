@@ -416,24 +416,45 @@ const CHANGES: usize = 4_000;
 /// The socket buffers of that stream's connection, on each side.
 const SMALL_BUFFER: u32 = 4096;
 
+/// The session's stream, on an endpoint that allows one stream at a time, once the server has
+/// seen the stream before it (of any session) end: until then the `GET` is refused with `503`.
+async fn open_alone(addr: SocketAddr, session: &str) -> Events {
+    let started = Instant::now();
+    loop {
+        match Events::open(addr, session).await {
+            Ok(events) => return events,
+            Err(head) if head.starts_with("HTTP/1.1 503") && started.elapsed() < WITHIN => {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            Err(head) => panic!("the stream was refused: {head}"),
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_new_stream_of_a_session_tells_only_what_its_streams_before_did_not() {
     let live = LiveCatalog::new(catalog(0));
-    let addr = serve_live(&live, stateful()).await;
+    // One stream at a time, so that the test can tell when the server has seen a stream end:
+    // a change made before it has is handed to the closing connection and counts as told,
+    // as it would for any client that goes away as the change is made.
+    let addr = serve_live(&live, stateful().with_max_streams(1)).await;
     let session = open_session(addr).await;
-    let mut first = Events::open(addr, &session).await.unwrap();
+    let mut first = open_alone(addr, &session).await;
     live.replace(catalog(1));
     assert_eq!(first.told((1, 1)).await, (1, 1));
     drop(first);
 
     // The client reconnects: what the first stream told is not told again.
-    let mut second = Events::open(addr, &session).await.unwrap();
+    let mut second = open_alone(addr, &session).await;
     assert_eq!(second.told((0, 0)).await, (0, 0), "told again");
     live.replace(catalog(2));
     assert_eq!(second.told((1, 1)).await, (1, 1));
     drop(second);
+    // Another session's stream opens once the server has seen the second end.
+    let other = open_session(addr).await;
+    drop(open_alone(addr, &other).await);
     live.replace(catalog(3));
-    let mut third = Events::open(addr, &session).await.unwrap();
+    let mut third = open_alone(addr, &session).await;
     assert_eq!(
         third.told((1, 1)).await,
         (1, 1),
