@@ -69,11 +69,7 @@ const GUARD_WINDOW: usize = 160;
 /// Whether the sentence before a match (the text since the last `.`, `!` or `?` followed by
 /// white space, within [`GUARD_WINDOW`] bytes) has a [`GUARDED`] word.
 fn guarded(before: &str, clock: &Clock) -> bool {
-    let mut start = before.len().saturating_sub(GUARD_WINDOW);
-    while !before.is_char_boundary(start) {
-        start += 1;
-    }
-    let window = &before[start..];
+    let window = last_bytes(before, GUARD_WINDOW);
     let sentence = window
         .rmatch_indices(['.', '!', '?'])
         .find(|(at, _)| {
@@ -84,6 +80,24 @@ fn guarded(before: &str, clock: &Clock) -> bool {
         })
         .map_or(window, |(at, _)| &window[at + 1..]);
     clock.is_match(&GUARDED, sentence)
+}
+
+/// The last `length` bytes of `text` at most, from a char boundary.
+fn last_bytes(text: &str, length: usize) -> &str {
+    let mut start = text.len().saturating_sub(length);
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    &text[start..]
+}
+
+/// The first `length` bytes of `text` at most, up to a char boundary.
+fn first_bytes(text: &str, length: usize) -> &str {
+    let mut end = text.len().min(length);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// What a line holds before a point, read once as the point moves on: the matches of one

@@ -13,7 +13,7 @@ use super::super::clock::Clock;
 use super::super::{Advice, AdviceRule, Input};
 use super::text::Text;
 use super::triggers::Family;
-use super::{finding, instructions};
+use super::{finding, first_bytes, instructions, last_bytes};
 
 /// The files and folders that hold credentials or the machine's secrets: a private SSH key,
 /// AWS's credentials, or the whole `~/.ssh` or `~/.aws` folder of a home (named from its
@@ -156,30 +156,12 @@ static PUBLIC: LazyLock<Regex> = security_regex!(r"(?i)(?:^|[^\w-])public\s+$");
 /// How far before what is sent its verb may be, and how far after it its destination.
 const SENTENCE: usize = 80;
 
-/// At most `length` bytes of `text`, cut at a char boundary: its start, or with `from_end`
-/// its end.
-fn window(text: &str, length: usize, from_end: bool) -> &str {
-    if from_end {
-        let mut start = text.len().saturating_sub(length);
-        while !text.is_char_boundary(start) {
-            start += 1;
-        }
-        &text[start..]
-    } else {
-        let mut end = text.len().min(length);
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        &text[..end]
-    }
-}
-
 /// Whether the prose mention `matched` at `text[at..]` is sent somewhere: a verb of sending
 /// in the [`SENTENCE`] bytes before it and a destination after it, or both after it. An SSH
 /// key called public, or given to a forge, is the public one and is shared.
 fn sent(text: &Text<'_>, at: usize, matched: &str, clock: &Clock) -> bool {
-    let before = window(text.before(at), SENTENCE, true);
-    let after = window(&text.text[at + matched.len()..], SENTENCE + 60, false);
+    let before = last_bytes(text.before(at), SENTENCE);
+    let after = first_bytes(&text.text[at + matched.len()..], SENTENCE + 60);
     let names_an_ssh_key = matched
         .get(..3)
         .is_some_and(|start| start.eq_ignore_ascii_case("ssh"));
@@ -209,7 +191,7 @@ const COMMAND: usize = 300;
 /// Whether the file's path at `text[at..]` is what an upload flag of curl or wget before it
 /// sends.
 fn uploaded(text: &Text<'_>, at: usize, clock: &Clock) -> bool {
-    clock.is_match(&UPLOAD_FLAG, window(text.before(at), COMMAND, true))
+    clock.is_match(&UPLOAD_FLAG, last_bytes(text.before(at), COMMAND))
 }
 
 /// What makes a mention of one of the hosts above a sending of data, on its line.
