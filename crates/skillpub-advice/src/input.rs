@@ -1,5 +1,6 @@
 //! What the rules read, prepared once from a checked `SKILL.md` and the skill's files.
 
+use std::cell::OnceCell;
 use std::collections::HashMap;
 
 use serde_json::Value;
@@ -11,7 +12,7 @@ use crate::clock::Clock;
 use crate::file_text::FileText;
 use crate::files::Files;
 use crate::markdown::{Markdown, collapse_whitespace, line_count};
-use crate::security::Text;
+use crate::security::{Flow, Sink, Text, flows};
 
 /// What the rules read, prepared once.
 #[derive(Debug)]
@@ -32,6 +33,12 @@ pub(crate) struct Input<'a> {
     /// The files the security review reads: the `SKILL.md`, then every supporting file
     /// given with its bytes that is text.
     pub(crate) texts: Vec<Text<'a>>,
+    /// For each of `texts`, the file as it is read, where that is not its text
+    /// ([`Text::reading`]).
+    readings: Vec<Option<Text<'a>>>,
+    /// The data flows through the files as they are read, found once for the three rules
+    /// that report them.
+    flows: OnceCell<Vec<Flow>>,
     frontmatter: &'a Frontmatter,
     /// The deadline of the run, which every loop over the body reads.
     pub(crate) clock: Clock,
@@ -66,6 +73,7 @@ impl<'a> Input<'a> {
                 .iter()
                 .filter_map(|file| Text::new(file.path, file.bytes?, &clock)),
         );
+        let readings = texts.iter().map(|text| text.reading(&clock)).collect();
         let files = Files::new(
             files
                 .iter()
@@ -84,9 +92,30 @@ impl<'a> Input<'a> {
             body: Markdown::new(body, body_line),
             files,
             texts,
+            readings,
+            flows: OnceCell::new(),
             frontmatter,
             clock,
         }
+    }
+
+    /// Every file as it is read ([`Text::reading`]), or as it is written where that is the
+    /// same: what the rules that judge what a text asks for read.
+    pub(crate) fn read(&self) -> impl Iterator<Item = &Text<'a>> + Clone {
+        self.texts
+            .iter()
+            .zip(&self.readings)
+            .map(|(text, reading)| reading.as_ref().unwrap_or(text))
+    }
+
+    /// The flows that end in `sink`, each with the file (as it is read) it ends in.
+    pub(crate) fn flows(&self, sink: Sink) -> impl Iterator<Item = (&Text<'a>, usize)> {
+        let flows = self.flows.get_or_init(|| flows(self.read(), &self.clock));
+        let texts: Vec<&Text<'a>> = self.read().collect();
+        flows
+            .iter()
+            .filter(move |flow| flow.sink == sink)
+            .map(move |flow| (texts[flow.file], flow.at))
     }
 
     /// Whether the skill suppresses `advice`: its code is listed under the frontmatter's

@@ -100,6 +100,7 @@ fn check(rule: AdviceRule, input: &Input<'_>, out: &mut Vec<Advice>) {
         AdviceRule::SecurityInjection => out.extend(security::injection(input)),
         AdviceRule::SecurityExfiltration => out.extend(security::exfiltration(input)),
         AdviceRule::SecurityScript => out.extend(security::script(input)),
+        AdviceRule::SecurityObfuscation => out.extend(security::obfuscation(input)),
     }
 }
 

@@ -90,9 +90,12 @@ rules! {
     SecurityInjection = "security.injection", Warning;
     /// A file sends the environment, keys, files or the conversation to another host.
     SecurityExfiltration = "security.exfiltration", Warning;
-    /// A file runs remote or decoded code, deletes the user's folders, opens permissions or
-    /// a reverse shell, persists itself, or turns TLS verification off.
+    /// A file runs remote code, deletes the user's folders, opens permissions, a setuid
+    /// shell or a reverse shell, persists itself, or turns TLS verification off.
     SecurityScript = "security.script", Warning;
+    /// A file runs a command it decodes or builds from pieces, or holds a long base64 blob
+    /// of commands.
+    SecurityObfuscation = "security.obfuscation", Warning;
 }
 
 /// A code that names no rule of the advice.

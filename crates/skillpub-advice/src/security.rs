@@ -21,8 +21,10 @@ macro_rules! security_regex {
 }
 
 mod exfiltration;
+mod flow;
 mod hidden;
 mod injection;
+mod obfuscation;
 mod script;
 mod text;
 mod triggers;
@@ -35,8 +37,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 pub(crate) use exfiltration::exfiltration;
+pub(crate) use flow::{Flow, Sink, flows};
 pub(crate) use hidden::hidden_text;
 pub(crate) use injection::injection;
+pub(crate) use obfuscation::obfuscation;
 pub(crate) use script::script;
 pub(crate) use text::Text;
 

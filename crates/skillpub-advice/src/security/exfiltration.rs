@@ -11,6 +11,7 @@ use regex::Regex;
 
 use super::super::clock::Clock;
 use super::super::{Advice, AdviceRule, Input};
+use super::flow::Sink;
 use super::text::Text;
 use super::triggers::Family;
 use super::{finding, first_bytes, instructions, last_bytes};
@@ -235,7 +236,7 @@ pub(crate) fn asks_for(hidden: &str, clock: &Clock) -> bool {
 pub(crate) fn exfiltration(input: &Input<'_>) -> Vec<Advice> {
     let clock = &input.clock;
     let mut advice = Vec::new();
-    for text in &input.texts {
+    for text in input.read() {
         let sent = |at, matched: &str| sends(text, at, matched, clock);
         for (at, _) in instructions(
             &EXFILTRATION,
@@ -249,10 +250,32 @@ pub(crate) fn exfiltration(input: &Input<'_>) -> Vec<Advice> {
                 AdviceRule::SecurityExfiltration,
                 text,
                 at,
-                "sends what an agent can reach to a host other than the one the task calls",
-                "an agent that follows it hands over the user's keys, files or conversation: remove it; a skill that calls an API sends the one credential the user set for it, to that API",
+                SENDS_WHAT,
+                FIX,
             ));
         }
     }
+    for (text, at) in input.flows(Sink::Sent) {
+        let line = text.line_of(at);
+        if !advice
+            .iter()
+            .any(|advice| advice.file() == text.path && advice.line() == Some(line))
+        {
+            advice.push(finding(
+                AdviceRule::SecurityExfiltration,
+                text,
+                at,
+                FLOWS_WHAT,
+                FIX,
+            ));
+        }
+    }
+    advice.sort_by(|a, b| (a.file(), a.line()).cmp(&(b.file(), b.line())));
     advice
 }
+
+/// What a finding says: what is sent, and how to fix it.
+const SENDS_WHAT: &str =
+    "sends what an agent can reach to a host other than the one the task calls";
+const FLOWS_WHAT: &str = "sends a secret it read on an earlier line or in another file (a key or credential file, the environment, a browser profile, shell history, the cloud's metadata) to the network";
+const FIX: &str = "an agent that follows it hands over the user's keys, files or conversation: remove it; a skill that calls an API sends the one credential the user set for it, to that API";

@@ -50,7 +50,7 @@ pub(crate) static INJECTION: LazyLock<Regex> = security_regex!(concat!(
 /// `security.injection` in every file an agent reads as instructions.
 pub(crate) fn injection(input: &Input<'_>) -> Vec<Advice> {
     let mut advice = Vec::new();
-    for text in input.texts.iter().filter(|text| text.kind == Kind::Prose) {
+    for text in input.read().filter(|text| text.kind == Kind::Prose) {
         for (at, _) in instructions(
             &INJECTION,
             Family::Injection,

@@ -1,23 +1,23 @@
 //! `security.script`: commands and code that an agent may run and should not run blindly:
-//! remote code piped to a shell, eval of fetched or decoded text, deletes of the machine's or
-//! the user's folders, world-writable permissions, reverse shells, persistence in crontab or
-//! shell start-up files, TLS verification turned off, and long base64 blobs that decode to
-//! commands. Read in scripts and in every line of the Markdown (fenced or in a sentence: "Run
-//! `curl ... | sh`" asks for it as much as a script does).
+//! remote code piped to a shell or downloaded and then run, eval of fetched text, deletes of
+//! the machine's or the user's folders, world-writable permissions and setuid shells, reverse
+//! shells, persistence in crontab or shell start-up files, and TLS verification turned off
+//! (code that is decoded or built from pieces and run is `security.obfuscation`). Read in scripts and in every line of the Markdown (fenced or in a sentence: "Run
+//! `curl ... | sh`" asks for it as much as a script does), as they are read
+//! (`skillpub_core::security::reading`): a command split into pieces or continued on the next
+//! line is read whole.
 //!
 //! What is not a finding: a download whose checksum is verified before it runs (it is not
 //! piped), an interpreter that reads a download as data (`curl ... | python3 -c '...'`,
 //! `| python3 -m json.tool`, `| sh -c '...'`), `rm -rf "$tmp"` on a `mktemp` folder or any
 //! other variable or relative path, and TLS turned off for `localhost`.
 
-use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::super::clock::Clock;
 use super::super::{Advice, AdviceRule, Input};
-use super::text::Text;
+use super::flow::Sink;
 use super::triggers::Family;
 use super::{finding, instructions};
 
@@ -38,7 +38,7 @@ const LOCAL: &str = r"(?i)\b(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])\b|\.lo
 const SETTING: &str = r#"^[^|]*\b(?:echo|printf)\s+(?:-e\s+)?["'](?:export\s+|alias\s+)[A-Za-z_][A-Za-z0-9_]*=[^|;&]*$"#;
 
 /// Every kind, each pattern starting with literal words.
-const RISKS: [Risk; 8] = [
+const RISKS: [Risk; 7] = [
     Risk {
         pattern: r"\b(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\s+[^\s|][^\n|]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:(?:ba|z|k|da|fi)?sh\b|(?:python[23]?|node|perl|ruby|php)\s*(?:-\s|-$|$|[;&|)`])|iex\b|Invoke-Expression\b|pwsh\b|powershell\b)",
         what: "pipes a download into a shell or an interpreter",
@@ -49,12 +49,6 @@ const RISKS: [Risk; 8] = [
         pattern: r"\b(?:(?:ba|z)?sh|source|\.)\s+<\(\s*(?:curl|wget)\b|\beval\s+[\x22']?\$\(\s*(?:curl|wget)\b|\b(?:ba|z)?sh\s+-c\s+[\x22']\$\(\s*(?:curl|wget)\b|\b(?:iex|Invoke-Expression)\s*\(?\s*(?:\(?\s*New-Object\s+(?:System\.)?Net\.WebClient\s*\)?\.DownloadString|iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b|\bexec\s*\(\s*(?:requests\.get|urllib\.request\.urlopen|urlopen)\s*\(|\beval\s*\(\s*(?:await\s+)?(?:fetch|axios\.get|\$\.get)\s*\(",
         what: "runs code fetched from the network",
         fix: "an agent that runs it executes whatever the server sends at that moment, unreviewed: ship the code in the skill, or download it, verify its checksum, then run it",
-        unless: None,
-    },
-    Risk {
-        pattern: r"\b(?:eval|exec)\s*\(\s*(?:base64\.b64decode|base64\.decodebytes|codecs\.decode|zlib\.decompress|bytes\.fromhex|marshal\.loads|atob|Buffer\.from|decodeURIComponent|unescape|String\.fromCharCode)\b|\bnew\s+Function\s*\(\s*atob\b|\bbase64\s+(?:-d|--decode|-D)\b[^\n|]*\|\s*(?:sudo\s+)?(?:(?:ba|z)?sh|python[23]?|perl|ruby|node)\b|\beval\s+[\x22']?\$\([^)\n]*\bbase64\s+(?:-d|--decode|-D)\b|\bpowershell(?:\.exe)?\s+[^\n]*-(?:e|enc|encodedcommand)\s+[A-Za-z0-9+/=]{20,}",
-        what: "runs code it decodes first",
-        fix: "encoding hides from a reviewer what the agent will run: ship the code as readable text",
         unless: None,
     },
     Risk {
@@ -112,12 +106,6 @@ static EACH: LazyLock<Vec<(Regex, Option<Regex>)>> = LazyLock::new(|| {
         .collect()
 });
 
-/// What a base64 blob that decodes to commands is, and the fix.
-const BLOB_FINDING: (&str, &str) = (
-    "holds a long base64 blob that decodes to commands",
-    "encoding hides from a reviewer what the agent will run: ship the code as readable text",
-);
-
 /// After `| sh`: `-c` gives the shell its command as an argument, and the download is data.
 static COMMAND_ARGUMENT: LazyLock<Regex> = security_regex!(r"^\s+-[a-zA-Z]*c\b");
 
@@ -125,8 +113,7 @@ static COMMAND_ARGUMENT: LazyLock<Regex> = security_regex!(r"^\s+-[a-zA-Z]*c\b")
 pub(crate) fn script(input: &Input<'_>) -> Vec<Advice> {
     let clock = &input.clock;
     let mut advice = Vec::new();
-    for text in &input.texts {
-        let mut lines = HashSet::new();
+    for text in input.read() {
         for (at, matched) in instructions(&SCRIPT, Family::Script, text, clock, false, |_, _| true)
         {
             let Some(kind) = EACH
@@ -146,7 +133,6 @@ pub(crate) fn script(input: &Input<'_>) -> Vec<Advice> {
             {
                 continue;
             }
-            lines.insert(text.line_of(at));
             advice.push(finding(
                 AdviceRule::SecurityScript,
                 text,
@@ -155,112 +141,22 @@ pub(crate) fn script(input: &Input<'_>) -> Vec<Advice> {
                 risk.fix,
             ));
         }
-        for at in blobs(text, clock) {
-            let line = text.line_of(at);
-            if !lines.contains(&line) && !text.is_example(line) {
-                let (what, fix) = BLOB_FINDING;
-                advice.push(finding(AdviceRule::SecurityScript, text, at, what, fix));
-            }
+    }
+    for (text, at) in input.flows(Sink::RunFetched) {
+        let line = text.line_of(at);
+        if !advice
+            .iter()
+            .any(|advice| advice.file() == text.path && advice.line() == Some(line))
+        {
+            advice.push(finding(
+                AdviceRule::SecurityScript,
+                text,
+                at,
+                "runs code it downloaded on an earlier line, unverified",
+                "an agent that runs it executes whatever the server sent, unreviewed: verify the download's checksum (`sha256sum -c`) before running it, or install from a package manager",
+            ));
         }
     }
     advice.sort_by(|a, b| (a.file(), a.line()).cmp(&(b.file(), b.line())));
     advice
-}
-
-/// The shortest blob read: shorter ones are keys, hashes and small images.
-const BLOB: usize = 200;
-
-/// How much of a blob is decoded: enough to see whether it is a script.
-const DECODED: usize = 3 * 1024;
-
-/// Words of shell and script code that, in a decoded blob, make it commands.
-static COMMANDS: LazyLock<Regex> = security_regex!(
-    r"\b(?:curl|wget)\s|/bin/(?:ba)?sh\b|\bsh\s+-c\b|\beval\b|\bexec\s*\(|\bimport\s+(?:os|subprocess|socket)\b|\bsubprocess\.|\bpowershell\b|\bInvoke-|\brm\s+-rf\b|/dev/tcp/|\bnc\s+-e\b|\bchmod\s+\+x\b|\bpython3?\s+-c\b|\bbase64\s+-d\b|\bos\.system\b|\bchild_process\b|\brequire\(\s*['\x22]child_process"
-);
-
-/// The offsets of base64 blobs of at least [`BLOB`] characters whose decoded start is mostly
-/// printable text with commands in it, each decoded at most [`DECODED`] bytes of.
-///
-/// Such a blob holds whole 8-byte blocks at offsets that are multiples of 8, so the text is
-/// read 8 bytes at a time, and the run around a block read only when the block is all base64
-/// (in prose, a few blocks in a hundred, inside the longer words); each byte is read a
-/// bounded number of times.
-fn blobs(text: &Text<'_>, clock: &Clock) -> Vec<usize> {
-    let is_base64 = |byte: &u8| BASE64[usize::from(*byte)] == 1;
-    let bytes = text.text.as_bytes();
-    let mut found = Vec::new();
-    // Everything before `done` has been read.
-    let mut done = 0;
-    let chunks = (0..bytes.len()).step_by(CHUNK);
-    for chunk in clock.bounded(chunks, |_| CHUNK) {
-        let mut at = chunk.max(done).next_multiple_of(8);
-        while at + 8 <= bytes.len().min(chunk + CHUNK) {
-            let block = bytes[at..at + 8]
-                .iter()
-                .fold(1, |all, &byte| all & BASE64[usize::from(byte)]);
-            if block == 0 {
-                at += 8;
-                continue;
-            }
-            let back = bytes[done.max(at.saturating_sub(8))..at]
-                .iter()
-                .rev()
-                .take_while(|b| is_base64(b))
-                .count();
-            let start = at - back;
-            let end = at + bytes[at..].iter().take_while(|b| is_base64(b)).count();
-            if end - start >= BLOB
-                && commands(&bytes[start..end.min(start + DECODED * 4 / 3)], clock)
-            {
-                found.push(start);
-            }
-            done = end;
-            at = end.next_multiple_of(8);
-        }
-    }
-    found
-}
-
-/// Which bytes are base64 characters (`A-Z a-z 0-9 + /`), as 0 or 1.
-const BASE64: [u8; 256] = {
-    let mut table = [0; 256];
-    let mut byte = 0;
-    while byte < 256 {
-        let b = byte as u8;
-        table[byte] = (b.is_ascii_alphanumeric() || b == b'+' || b == b'/') as u8;
-        byte += 1;
-    }
-    table
-};
-
-/// How many bytes of text [`blobs`] reads between two readings of the clock.
-const CHUNK: usize = 64 * 1024;
-
-/// Whether base64 text decodes to mostly printable text holding commands.
-fn commands(base64: &[u8], clock: &Clock) -> bool {
-    let mut decoded = Vec::with_capacity(base64.len() * 3 / 4);
-    let (mut bits, mut count) = (0u32, 0);
-    for &byte in base64 {
-        let value = match byte {
-            b'A'..=b'Z' => byte - b'A',
-            b'a'..=b'z' => byte - b'a' + 26,
-            b'0'..=b'9' => byte - b'0' + 52,
-            b'+' => 62,
-            _ => 63,
-        };
-        bits = (bits << 6) | u32::from(value);
-        count += 6;
-        if count >= 8 {
-            count -= 8;
-            decoded.push((bits >> count) as u8);
-        }
-    }
-    let printable = decoded
-        .iter()
-        .filter(|&&byte| byte.is_ascii_graphic() || byte.is_ascii_whitespace())
-        .count();
-    printable * 10 >= decoded.len() * 9
-        && std::str::from_utf8(&decoded)
-            .or_else(|error| std::str::from_utf8(&decoded[..error.valid_up_to()]))
-            .is_ok_and(|decoded| clock.is_match(&COMMANDS, decoded))
 }

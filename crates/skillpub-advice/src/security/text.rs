@@ -8,6 +8,7 @@ use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::Regex;
+use skillpub_core::security::reading;
 
 use super::super::clock::Clock;
 use super::super::markdown::fenced_blocks;
@@ -78,6 +79,21 @@ impl<'a> Text<'a> {
         } else {
             raw
         };
+        Some(Self::prepared(path, text, clock))
+    }
+
+    /// The file as it is read ([`reading::view`]: invisible characters removed, lookalike
+    /// letters folded, continued lines joined, string pieces joined and decoded), if that is
+    /// not its text: what the rules of what a text asks for read, where the hidden-text rule
+    /// reads the text itself. Its lines are the file's lines.
+    pub(crate) fn reading(&self, clock: &Clock) -> Option<Text<'a>> {
+        clock.count(self.text.len());
+        let view = reading::view(&self.text)?;
+        Some(Self::prepared(self.path, Cow::Owned(view), clock))
+    }
+
+    /// The file `path` with the text `text`, line ends already LF.
+    fn prepared(path: &'a str, text: Cow<'a, str>, clock: &Clock) -> Self {
         let extension = path.rsplit_once('.').map_or("", |(_, extension)| extension);
         let markdown = path == skillpub_core::paths::SKILL_MD
             || PROSE[..MARKDOWN]
@@ -112,7 +128,7 @@ impl<'a> Text<'a> {
         };
         let line_of = |offset: usize| line_starts.partition_point(|&start| start <= offset) as u64;
         let triggered = triggers::lines(&text, line_of, clock);
-        Some(Self {
+        Self {
             path,
             kind,
             markdown,
@@ -120,7 +136,7 @@ impl<'a> Text<'a> {
             line_starts,
             blocks,
             triggered,
-        })
+        }
     }
 
     /// The line (1-based) that holds byte `offset`.
@@ -226,6 +242,16 @@ impl<'a> Text<'a> {
             }
         }
         spans
+    }
+
+    /// How many lines the text has.
+    pub(crate) fn line_count(&self) -> u64 {
+        self.line_starts.len() as u64
+    }
+
+    /// Whether line `line` holds one of the words of `family`.
+    pub(crate) fn is_triggered(&self, family: Family, line: u64) -> bool {
+        self.triggered(family).binary_search(&line).is_ok()
     }
 
     /// The lines that hold one of the words of `family`.
