@@ -1,14 +1,17 @@
 //! `skillpub lint PATH...`: the errors that keep a skill from publishing, then the authoring
 //! advice, which does not.
 
+mod hidden;
+
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
-use skillpub_advice::{Advice, AdviceRule, advise};
+use skillpub_advice::{Advice, AdviceRule, FileText, advise};
 use skillpub_core::{
-    Error, SkillMdParser,
-    folder::{SkillSource, SkillsFolder},
+    Error, ErrorKind, SkillMdParser,
+    folder::{SkillSource, SkillsFolder, Skipped},
     paths::SKILL_MD,
+    security::{SECRET_CODE, allowed_by_metadata, find_secrets},
     spec::Severity,
 };
 
@@ -149,9 +152,14 @@ fn lint_path(path: &Path, args: &Args, threads: usize) -> Found {
     if let Err(errors) = checked {
         problems.extend(errors.as_slice().iter().map(Problem::from));
     }
-    let notes = ordered_map(found.skills(), SKILLS_PER_THREAD, threads, |source| {
-        advice(source, args)
+    let reviewed = ordered_map(found.skills(), SKILLS_PER_THREAD, threads, |source| {
+        advice(source, found.skipped(), args)
     });
+    let mut notes = Vec::new();
+    for (advice, hidden_problems) in reviewed {
+        notes.push(advice);
+        problems.extend(hidden_problems);
+    }
     if found.skills().is_empty() && found.errors().is_empty() {
         problems.push(Problem {
             file: folder.display().to_string(),
@@ -221,15 +229,24 @@ fn ordered_map<T: Sync, R: Send>(
 const SKILLS_PER_THREAD: usize = 16;
 
 /// The advice on one skill whose `SKILL.md` passes the rules, without the rules `--allow`
-/// silences. A skill with errors gets its advice once they are fixed.
-fn advice(source: &SkillSource, args: &Args) -> Vec<Note> {
+/// silences, and the credentials in its hidden files ([`hidden`]), which are reviewed with
+/// its published files though they are not published. A skill with errors gets its advice
+/// once they are fixed.
+fn advice(source: &SkillSource, skipped: &[Skipped], args: &Args) -> (Vec<Note>, Vec<Problem>) {
     let skill = source.skill();
     let parser = SkillMdParser::new().allow_unknown_fields(args.allow_unknown_fields);
     let Ok(skill_md) = parser.parse(skill.skill_md().clone(), skill.folder()) else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
     let folder = Path::new(skill.folder().unwrap_or_default());
-    advise(&skill_md, skill.files())
+    let on_disk = source.skill_md_source().parent().unwrap_or(Path::new("."));
+    let hidden = hidden::hidden_files(on_disk, skipped);
+    let files = skill.files().iter().map(FileText::from).chain(
+        hidden
+            .iter()
+            .map(|(path, bytes)| FileText::new(path, bytes)),
+    );
+    let notes = advise(&skill_md, files)
         .into_iter()
         .filter(|advice| !args.allow.contains(&advice.rule()))
         .map(|advice| Note {
@@ -237,7 +254,26 @@ fn advice(source: &SkillSource, args: &Args) -> Vec<Note> {
             skill: skill_md.name().to_owned(),
             advice,
         })
-        .collect()
+        .collect();
+    let mut problems = Vec::new();
+    if !allowed_by_metadata(skill_md.frontmatter(), SECRET_CODE) {
+        for (path, bytes) in &hidden {
+            for secret in find_secrets(bytes) {
+                problems.push(Problem {
+                    file: folder.join(path).display().to_string(),
+                    skill: Some(skill_md.name().to_owned()),
+                    field: None,
+                    line: Some(secret.line()),
+                    code: SECRET_CODE,
+                    message: format!(
+                        "{} (a hidden file: it is not published, but it sits in the skill folder, which agents and packagers copy whole)",
+                        ErrorKind::from(secret)
+                    ),
+                });
+            }
+        }
+    }
+    (notes, problems)
 }
 
 /// The last line: `ok: 3 skills valid`, with the advice counted, or the problems.

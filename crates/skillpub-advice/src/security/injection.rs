@@ -3,16 +3,21 @@
 //! prompt, a jailbreak persona, the tokens of a chat template, a message "from Anthropic"),
 //! hiding actions from the user, or forcing itself into every later conversation. Read in the
 //! files an agent reads as instructions (the `SKILL.md` and the Markdown, text and HTML
-//! files); a script's strings are its own business, and a scanner's list of patterns is one.
+//! files) and in the comments of scripts, which an agent reads when it opens one to run it;
+//! a script's strings are its own business, and a scanner's list of patterns is one. The
+//! phrases are read in English, German, French, Spanish, Chinese, Russian and Ukrainian,
+//! polite or indirect ("set aside the guidance you were given"), and as the files are read
+//! (lookalike letters folded, invisible characters removed).
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::super::clock::Clock;
 use super::super::{Advice, AdviceRule, Input};
-use super::text::Kind;
+use super::text::{Kind, Text};
 use super::triggers::Family;
-use super::{finding, instructions};
+use super::{finding, guarded, instructions};
 
 /// Every pattern of the rule, each starting with literal words so that the regex crate's
 /// prefilter skips text without them.
@@ -45,6 +50,43 @@ pub(crate) static INJECTION: LazyLock<Regex> = security_regex!(concat!(
     r"|\bfrom\s+now\s+on,?\s+(?:always|you\s+(?:must|will|shall))\b",
     r"|\b(?:save|store|add|write|commit)\s+(?:this|these|the\s+following)\b[^.\n]{0,40}\b(?:to|in|into)\s+(?:your\s+)?(?:memory|memories|long-term\s+memory|persistent\s+memory)\b",
     r"|\b(?:modify|rewrite|change|update)\s+your\s+(?:own\s+)?(?:instructions|system\s+prompt|rules|guidelines|programming)\b",
+    // Overriding, asked politely or indirectly: setting aside what came before, or saying
+    // it no longer holds.
+    r"|\b(?:set|put|leave|lay)\s+aside\b[^.\n]{0,50}?\b(?:instructions?|rules|guidance|guidelines|directions|directives|guardrails|policies|restrictions|constraints|safeguards|prompts?)\b",
+    r"|\b(?:stop|no\s+longer|quit)\s+(?:following|obeying|applying|adhering\s+to)\b[^.\n]{0,30}?\b(?:instructions?|rules|guidance|guidelines|directions|directives|guardrails|policies|restrictions|system\s+prompt)\b",
+    r"|\b(?:previous|prior|earlier|original|initial|above|system|old|former|default|existing|safety)\s+(?:instructions?|rules|guidelines|guidance|prompts?|directives|restrictions|policies|guardrails|constraints)\b[^.\n]{0,30}?\b(?:(?:are|is|were|have\s+been|has\s+been)\s+(?:now\s+|hereby\s+)?(?:outdated|obsolete|superseded|deprecated|void|null|revoked|lifted|suspended|replaced|withdrawn|cancell?ed|overridden)|(?:no\s+longer|do\s+not|don'?t|does\s+not|doesn'?t)\s+apply|(?:no\s+longer|are\s+not|aren'?t)\s+(?:valid|binding|in\s+effect|relevant))\b",
+    r"|\b(?:these|this|the\s+following|my|our)\s+(?:instructions?|rules|guidance|directions)\s+(?:supersedes?|overrides?|replaces?|outranks?|takes?\s+precedence\s+over|trumps?)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|other|earlier|system|your|existing|original)\b",
+    r"|\btakes?\s+(?:precedence|priority)\s+over\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|earlier|system|your|existing|original)\s+(?:instructions|rules|prompts?|guidelines|guidance|policies)\b",
+    r"|\byour\s+(?:safety\s+|usual\s+|normal\s+|default\s+)?(?:guidelines|rules|restrictions|policies|guardrails|instructions|limitations)\s+(?:do\s+not|don'?t|no\s+longer)\s+apply\b",
+    // Skipping the user's confirmation for what the skill asks.
+    r"|\b(?:do\s+not|don'?t|never|no\s+need\s+to|without|needn'?t|you\s+(?:may|can|should)\s+skip|skip)\s+(?:ask(?:ing)?|prompt(?:ing)?|check(?:ing)?\s+(?:in\s+)?with|wait(?:ing)?\s+for|consult(?:ing)?|bother(?:ing)?)\s+(?:the\s+|your\s+)?users?\b[^.\n]{0,40}?\b(?:confirm\w*|permission|approval|consent|first|before)\b",
+    r"|\b(?:skip|bypass|suppress|disable|avoid|omit)\s+(?:the\s+|any\s+|all\s+)?(?:user\s+)?(?:confirmations?|confirmation\s+(?:prompts?|steps?|dialogs?)|approval\s+(?:prompts?|steps?)|permission\s+(?:prompts?|checks?|requests?))\b",
+    // Hiding what was done: from the summary, the reply, the logs.
+    r"|\b(?:do\s+not|don'?t|never|avoid)\s+(?:mention(?:ing)?|report(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|show(?:ing)?|list(?:ing)?|includ(?:e|ing)|log(?:ging)?|surfac(?:e|ing))\s+(?:this|these|that|it|the\s+(?:above|following|previous|upload|request|command|step|steps|action|actions)|any\s+of\s+this|what\s+you)\b[^.\n]{0,40}?\b(?:users?|summary|summaries|reply|replies|response|responses|answer|output|report|transcript|chat|log|logs)\b",
+    r"|\b(?:omit|leave|keep)\s+(?:this|these|that|it)\s+(?:steps?\s+|actions?\s+|requests?\s+)?(?:out\s+of|from|off)\s+(?:your\s+|the\s+)?(?:summary|reply|response|answer|output|report|logs?|transcript)\b",
+    r"|\bkeep\s+(?:this|these|it|that)\b[^.\n]{0,30}?\b(?:secret|hidden|quiet|confidential|private|between\s+us)\s+from\s+(?:the\s+|your\s+)?users?\b|\bbetween\s+(?:you\s+and\s+me|us)\b[^.\n]{0,30}?\busers?\b",
+    r"|\b(?:the\s+|your\s+)?users?\s+(?:does\s+not|doesn'?t|do\s+not|don'?t|need\s+not|needn'?t|must\s+not|should\s+not|shouldn'?t)\s+(?:need\s+to\s+)?(?:know|see|notice|hear|be\s+(?:told|informed|bothered|notified))\b",
+    r"|\bwithout\s+(?:the\s+|your\s+)?users?(?:'s)?\s+(?:noticing|knowing|knowledge|seeing|awareness|being\s+(?:told|informed|aware))\b",
+    r"|(?:^|[.!?;:]\s+|\b(?:and|then|always|must|should|please|you)\s+)(?:quietly|discreetly|covertly|secretly|invisibly)\s+(?:run|execute|send|upload|post|install|delete|download|copy|forward|transmit|add|modify|write|append|edit|change|update|register|push)\b",
+    // Changing other skills, the agent's settings or its tools.
+    r"|\b(?:edit|modify|update|change|overwrite|rewrite|append\s+to|write\s+(?:to|into)|patch|replace|delete|remove|disable|inject\s+into|add\s+[^.\n]{1,60}?\s+to)\s+(?:the\s+|all\s+|every\s+|any\s+)?(?:other\s+|installed\s+|remaining\s+)*skills?\b(?:'s)?(?:\s+(?:files?|folders?|SKILL\.md))?",
+    r"|\b(?:edit|modify|update|change|overwrite|rewrite|append\s+to|write\s+(?:to|into)|patch|replace|add\s+[^.\n]{1,80}?\s+to|insert\s+[^.\n]{1,80}?\s+into|register\s+[^.\n]{1,80}?\s+(?:in|with))\s+[^.\n]{0,30}?(?:~/\.claude/(?:settings|skills|commands|agents|hooks)|\.claude/settings(?:\.local)?\.json|~/\.claude\.json|claude_desktop_config\.json|~/\.cursor/|\.cursor/mcp\.json|\.vscode/(?:settings|mcp)\.json|~/\.codex/|\.codex/config|\.gemini/settings\.json|\.mcp\.json|mcp\.json|\.windsurf|\.continue/config|permissions\.allow|allowedTools|allowed-tools)",
+    r"|\b(?:add|append|insert|grant)\s+[^.\n]{0,60}?\bto\s+(?:the\s+|your\s+)?(?:permission|permissions|allow|allowed)\s*(?:list|allowlist|\.allow)?\b[^.\n]{0,40}?(?:Bash\(\*\)|Bash\(curl|\*\)|all\s+tools|every\s+tool|without\s+(?:asking|prompting))",
+    r"|\b(?:bypassPermissions|dangerously-skip-permissions|\x22enableAllProjectMcpServers\x22\s*:\s*true|\x22autoApprove\x22\s*:\s*\[\s*\x22\*)",
+    // German, French, Spanish, Chinese, Russian, Ukrainian: overriding what came before,
+    // and hiding from the user.
+    r"|(?i:ignorier\w*|vergiss|vergessen\s+sie|missachte\w*|überg[eh]\w*)\s+(?:bitte\s+)?(?:alle\s+|sämtliche\s+|die\s+)?(?:bisherigen|vorherigen|vorigen|früheren|obigen|vorangegangenen|ursprünglichen|alten|System-?)\s*(?:Anweisungen|Instruktionen|Regeln|Vorgaben|Befehle|Richtlinien)",
+    r"|(?i:sag\w*|erzähl\w*|verrat\w*|zeig\w*)\s+(?:es\s+|das\s+|davon\s+)?(?:dem|der)\s+(?:Benutzer|Nutzer|Anwender)\w*\s+(?:nichts|nicht)|ohne\s+(?:den|die|das)\s+(?:Benutzer|Nutzer|Anwender)\w*\s+(?:zu\s+)?(?:informieren|fragen|benachrichtigen|warnen)|(?:verheimlich|verberg)\w*\s+[^.\n]{0,40}?(?:vor\s+(?:dem|der)\s+(?:Benutzer|Nutzer|Anwender))",
+    r"|(?i:ignore[rz]?|oublie[rz]?|ne\s+tiens\s+pas\s+compte\s+d)\w*\s+(?:toutes?\s+|tous\s+)?(?:les\s+|des\s+)?(?:instructions|consignes|règles|directives)\s+(?:précédentes|antérieures|ci-dessus|initiales|originales|du\s+système|système)",
+    r"|(?i:ne\s+(?:le\s+|lui\s+|en\s+)?(?:dis|dites|parle|parlez|mentionne|mentionnez|signale|signalez|montre|montrez)\s+(?:rien\s+|pas\s+|jamais\s+)(?:à|a)\s+l['’]utilisat)|sans\s+(?:en\s+)?(?:informer|prévenir|avertir|aviser|demander\s+à)\s+l['’]utilisat|(?:cache[rz]?|dissimule[rz]?)\s+[^.\n]{0,40}?(?:à|a)\s+l['’]utilisat",
+    r"|(?i:ignora|ignore|olvida|olvide|omite|descarta|haz\s+caso\s+omiso\s+de)\s+(?:todas\s+|todos\s+)?(?:las\s+|los\s+)?(?:instrucciones|reglas|indicaciones|directrices|órdenes|normas)\s+(?:anteriores|previas|del\s+sistema|originales|iniciales|de\s+arriba)",
+    r"|(?i:no\s+(?:le\s+)?(?:digas|diga|informes|informe|menciones|mencione|avises|avise|cuentes|cuente|muestres|muestre)\s+(?:nada\s+)?(?:de\s+esto\s+)?al\s+usuario)|sin\s+(?:avisar|informar|decirle|notificar|preguntar)\s+(?:nada\s+)?al\s+usuario|ocult[ae]\w*\s+[^.\n]{0,40}?al\s+usuario",
+    r"|(?:忽略|无视|忘记|忘掉|忽视|不要理会|不用理会|放弃)[^。\n]{0,12}?(?:之前|以前|先前|上面|上述|前面|原来|原有|所有|全部|一切|系统)[^。\n]{0,12}?(?:指令|指示|说明|规则|提示|要求|设定|约束)",
+    r"|(?:不要|别|切勿|不得|不可|无需|不必)(?:告诉|通知|告知|提醒|让|向)[^。\n]{0,6}?(?:用户|使用者)|(?:对|向)(?:用户|使用者)(?:隐瞒|保密)|(?:无需|不需要|不用|不必)[^。\n]{0,8}?(?:用户|征求|询问)[^。\n]{0,6}?(?:确认|同意|许可|批准)",
+    r"|(?i:игнорир\p{L}*|забудь\p{L}*|не\s+обращай\s+внимания\s+на|отбрось\p{L}*|отмени\p{L}*)\s+(?:все\s+|всё\s+)?(?:предыдущ\p{L}+|прежн\p{L}+|ранее\s+\p{L}+|системн\p{L}+|вышеуказанн\p{L}+|исходн\p{L}+|прошл\p{L}+)\s+(?:инструкц\p{L}+|указани\p{L}+|правил\p{L}*|команд\p{L}*|установк\p{L}+)",
+    r"|(?i:не\s+(?:говори|сообщай|рассказывай|показывай|уведомляй|упоминай)\p{L}*\s+(?:ничего\s+|об\s+этом\s+)?пользовател\p{L}+)|без\s+(?:ведома|уведомления|согласия|подтверждения|разрешения)\s+пользовател\p{L}+|(?i:скрой|скрыва)\p{L}*\s+[^.\n]{0,40}?от\s+пользовател\p{L}+",
+    r"|(?i:ігнор\p{L}*|забудь\p{L}*|не\s+зважай\s+на|відкинь\p{L}*)\s+(?:усі\s+|всі\s+)?(?:попередн\p{L}+|раніше\s+\p{L}+|системн\p{L}+|вихідн\p{L}+|минул\p{L}+)\s+(?:інструкц\p{L}+|вказівк\p{L}+|правил\p{L}*|команд\p{L}*|настанов\p{L}*)",
+    r"|(?i:не\s+(?:кажи|повідомляй|розповідай|показуй|згадуй)\p{L}*\s+(?:нічого\s+|про\s+це\s+)?користувач\p{L}+)|без\s+(?:відома|повідомлення|згоди|підтвердження|дозволу)\s+користувач\p{L}+|(?i:прихову|сховай)\p{L}*\s+[^.\n]{0,40}?від\s+користувач\p{L}+",
 ));
 
 /// `security.injection` in every file an agent reads as instructions.
@@ -59,14 +101,54 @@ pub(crate) fn injection(input: &Input<'_>) -> Vec<Advice> {
             true,
             |_, _| true,
         ) {
-            advice.push(finding(
-                AdviceRule::SecurityInjection,
-                text,
-                at,
-                "tries to take the agent over",
-                "an agent that loads the skill may follow it over its user's and its system's instructions: remove it, or, to quote an attack, put it in a fenced block introduced as an example",
-            ));
+            advice.push(finding(AdviceRule::SecurityInjection, text, at, WHAT, FIX));
+        }
+    }
+    for text in input.read().filter(|text| text.kind == Kind::Code) {
+        for at in in_comments(text, &input.clock) {
+            advice.push(finding(AdviceRule::SecurityInjection, text, at, WHAT, FIX));
         }
     }
     advice
+}
+
+/// What a finding says, and how to fix it.
+const WHAT: &str = "tries to take the agent over";
+const FIX: &str = "an agent that loads the skill may follow it over its user's and its system's instructions: remove it, or, to quote an attack, put it in a fenced block introduced as an example";
+
+/// The marks that start a comment in a script: the rest of its line is read by an agent
+/// that opens the script, as prose.
+const COMMENT_MARKS: [&str; 6] = ["#", "//", "/*", "<!--", "--", "REM "];
+
+/// The offsets of matches of [`INJECTION`] in the comments of a script's lines (after a
+/// comment mark that starts the line or follows white space), not guarded in their
+/// sentence: a script the skill tells the agent to run or read speaks to it there.
+fn in_comments(text: &Text<'_>, clock: &Clock) -> Vec<usize> {
+    let mut found = Vec::new();
+    for &line in text.triggered(Family::Injection) {
+        let code = text.line(line);
+        let comment = COMMENT_MARKS
+            .iter()
+            .filter_map(|mark| {
+                let at = code.find(mark)?;
+                (at == 0 || code[..at].ends_with([' ', '\t'])).then_some(at + mark.len())
+            })
+            .min()
+            .or_else(|| {
+                code.trim_start()
+                    .starts_with('*')
+                    .then(|| code.len() - code.trim_start().len() + 1)
+            });
+        let Some(start) = comment else {
+            continue;
+        };
+        let comment = &code[start..];
+        if let Some(matched) = clock
+            .find_iter(&INJECTION, comment)
+            .find(|matched| !guarded(&comment[..matched.start()], clock))
+        {
+            found.push(text.line_start(line) + start + matched.start());
+        }
+    }
+    found
 }

@@ -38,7 +38,7 @@ const LOCAL: &str = r"(?i)\b(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])\b|\.lo
 const SETTING: &str = r#"^[^|]*\b(?:echo|printf)\s+(?:-e\s+)?["'](?:export\s+|alias\s+)[A-Za-z_][A-Za-z0-9_]*=[^|;&]*$"#;
 
 /// Every kind, each pattern starting with literal words.
-const RISKS: [Risk; 7] = [
+const RISKS: [Risk; 8] = [
     Risk {
         pattern: r"\b(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\s+[^\s|][^\n|]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:(?:ba|z|k|da|fi)?sh\b|(?:python[23]?|node|perl|ruby|php)\s*(?:-\s|-$|$|[;&|)`])|iex\b|Invoke-Expression\b|pwsh\b|powershell\b)",
         what: "pipes a download into a shell or an interpreter",
@@ -62,6 +62,14 @@ const RISKS: [Risk; 7] = [
         what: "makes files writable by every user",
         fix: "any process on the machine can then change what the agent runs or reads: give the owner alone write access (`chmod 755`, `644`, `u+x`)",
         unless: None,
+    },
+    Risk {
+        pattern: r"\bchmod\s+(?:-[a-zA-Z]+\s+)*(?:[ua]*\+[rwxX]*s[rwxXt]*|0?[4-7][0-7]{3})\s+[^\s;&|]+",
+        what: "makes a program run with its owner's rights (setuid)",
+        fix: "a setuid copy of a shell or a script in a writable folder gives anyone on the machine its owner's rights, root's when run with sudo: remove it",
+        unless: Some(
+            r"\bchmod\s+(?:-[a-zA-Z]+\s+)*0?[4-7][0-7]{3}\s+[^\s;&|]*/$|\bchmod\s+(?:-[a-zA-Z]+\s+)*(?:0?2[0-7]{3}|g\+s)",
+        ),
     },
     Risk {
         pattern: r"/dev/(?:tcp|udp)/[^\s/]*[0-9a-zA-Z]|\b(?:nc|ncat|netcat)\b[^\n|;]*\s-[a-zA-Z]*[ec]\s|\bsocat\b[^\n]*\bexec:|\b(?:ba)?sh\s+-i\s*[>&]|\bpty\.spawn\s*\(|\bos\.dup2\s*\(\s*\w+\.fileno\(\)|\bmkfifo\b[^\n]*\b(?:nc|ncat|netcat)\b",
