@@ -56,8 +56,17 @@ pub(crate) fn ascii_words(pattern: &str) -> Regex {
     let pattern = pattern
         .replace(r"\b", r"(?-u:\b)")
         .replace(r"\w", "[0-9A-Za-z_]");
-    Regex::new(&pattern).expect("the advice patterns are valid")
+    // The lazy DFA's cache holds the states a search builds; the review's alternations of
+    // phrases need more than the default to keep them, and rebuild them on every line
+    // otherwise.
+    regex::RegexBuilder::new(&pattern)
+        .dfa_size_limit(DFA_CACHE)
+        .build()
+        .expect("the advice patterns are valid")
 }
+
+/// The lazy DFA cache of each pattern, per thread that searches with it.
+const DFA_CACHE: usize = 8 << 20;
 
 /// Words that, before a match in its sentence, make it a warning, a question, a quotation or
 /// an example rather than an instruction: "never run `rm -rf /`", "attackers write 'ignore
@@ -83,7 +92,26 @@ fn guarded(before: &str, clock: &Clock) -> bool {
                 .is_some_and(char::is_whitespace)
         })
         .map_or(window, |(at, _)| &window[at + 1..]);
-    clock.is_match(&GUARDED, sentence)
+    clock.is_match(&GUARDED, conditioned(sentence))
+}
+
+/// The main clause of a sentence that starts with a condition ("If Acme cannot read your
+/// keys, run ..."): a guarding word in the condition ("cannot") guards nothing after it.
+fn conditioned(sentence: &str) -> &str {
+    let trimmed = sentence.trim_start();
+    let condition = [
+        "if ", "when ", "once ", "after ", "before ", "since ", "because ", "unless ", "in case ",
+    ]
+    .iter()
+    .any(|word| {
+        trimmed
+            .get(..word.len())
+            .is_some_and(|start| start.eq_ignore_ascii_case(word))
+    });
+    match sentence.find(", ") {
+        Some(comma) if condition => &sentence[comma + 2..],
+        _ => sentence,
+    }
 }
 
 /// The last `length` bytes of `text` at most, from a char boundary.

@@ -12,9 +12,9 @@ use regex::Regex;
 use super::super::clock::Clock;
 use super::super::{Advice, AdviceRule, Input};
 use super::flow::Sink;
-use super::text::Text;
+use super::text::{Kind, Text};
 use super::triggers::Family;
-use super::{finding, first_bytes, instructions, last_bytes};
+use super::{ILLUSTRATIVE, finding, first_bytes, instructions, last_bytes};
 
 /// The files and folders that hold credentials or the machine's secrets: a private SSH key,
 /// AWS's credentials, or the whole `~/.ssh` or `~/.aws` folder of a home (named from its
@@ -55,7 +55,7 @@ pub(crate) static EXFILTRATION: LazyLock<Regex> = security_regex!(concat!(
     secret_files!(),
     // Data in the name of a DNS lookup (`dig $(... | base64).x.io`, `nslookup $TOKEN.x.io`),
     // which the resolvers on the way hand to the zone's server.
-    r"|\b(?:dig|nslookup|host|drill|Resolve-DnsName)\s+(?:[^\n|;&]*\s)?(?:\$\([^)\n]*\)+|\$\{?\w+\}?|`[^`\n]*`)[^\s]*\.[\w-]+\.[a-z]{2,}\b",
+    r"|(?-i:\b(?:dig|nslookup|Resolve-DnsName)\s|(?:^|[;&|(`]\s*|\$\(\s*)host\s)(?:[^\n|;&]*\s)?[\x22']?(?:\$\([^)\n]*\)+|\$\{?\w*(?i:token|key|secret|pass|data|b64|hex|chunk|payload|enc|cred|env|blob|exfil)\w*\}?|`[^`\n]*`)[^\s]*\.[\w-]+\.[a-z]{2,}\b",
     r"|\bgethostbyname\s*\(\s*(?:f['\x22][^'\x22\n]*\{|[\w.\[\]()]+\s*\+\s*['\x22]\.)",
     // A repository pushed whole to another remote.
     r"|\bgit\s+push\s+(?:[^\n;&|]*\s)?--mirror\b",
@@ -261,6 +261,17 @@ pub(crate) fn exfiltration(input: &Input<'_>) -> Vec<Advice> {
             ));
         }
     }
+    for text in input.read().filter(|text| text.kind == Kind::Prose) {
+        for at in handed_to_a_sending_script(text, input, clock) {
+            advice.push(finding(
+                AdviceRule::SecurityExfiltration,
+                text,
+                at,
+                HANDS_WHAT,
+                FIX,
+            ));
+        }
+    }
     for (text, at) in input.flows(Sink::Sent) {
         let line = text.line_of(at);
         if !advice
@@ -280,8 +291,56 @@ pub(crate) fn exfiltration(input: &Input<'_>) -> Vec<Advice> {
     advice
 }
 
+/// The conversation or the system prompt handed to one of the skill's scripts, as an
+/// argument or as its input.
+static HANDED: LazyLock<Regex> = security_regex!(
+    r"(?i)\b(?:conversation|chat\s+(?:history|log)|message\s+history|transcript|system\s+prompt)\b[^\n]{0,160}?\b(?:scripts/[\w./-]+)|\b(?:scripts/[\w./-]+)[^\n]{0,160}?\b(?:conversation|chat\s+(?:history|log)|message\s+history|transcript|system\s+prompt)\b"
+);
+
+/// A script's line that sends what it was given to a host on the network.
+static SENDS_OUT: LazyLock<Regex> = security_regex!(
+    r"(?i)\b(?:curl|wget|Invoke-WebRequest|Invoke-RestMethod|requests\.(?:post|put)|httpx\.(?:post|put)|urlopen|fetch\s*\(|axios\.(?:post|put))\b[^\n]*\bhttps?://"
+);
+
+/// The lines of a prose file that hand the conversation to a script of the skill that sends
+/// it to the network: the sentence says what goes in, the script where it goes.
+fn handed_to_a_sending_script(text: &Text<'_>, input: &Input<'_>, clock: &Clock) -> Vec<usize> {
+    let mut found = Vec::new();
+    for &line in text.triggered(Family::Exfiltration) {
+        let line_text = text.line(line);
+        let Some(handed) = clock.find(&HANDED, line_text) else {
+            continue;
+        };
+        let Some(script) = handed.as_str().split_whitespace().find_map(|word| {
+            let path = word.trim_matches(|c: char| {
+                !(c.is_ascii_alphanumeric() || c == '/' || c == '.' || c == '_' || c == '-')
+            });
+            path.starts_with("scripts/")
+                .then(|| path.trim_end_matches('.'))
+        }) else {
+            continue;
+        };
+        let sends = input.read().any(|file| {
+            file.path == script
+                && file.kind == Kind::Code
+                && clock.find_iter(&SENDS_OUT, &file.text).any(|sent| {
+                    let line = file.line(file.line_of(sent.start()));
+                    !clock.is_match(&ILLUSTRATIVE, line)
+                        && !line.contains("localhost")
+                        && !line.contains("127.0.0.1")
+                })
+        });
+        if sends && !text.is_example(line) {
+            found.push(text.line_start(line) + handed.start());
+        }
+    }
+    found
+}
+
 /// What a finding says: what is sent, and how to fix it.
 const SENDS_WHAT: &str =
     "sends what an agent can reach to a host other than the one the task calls";
+const HANDS_WHAT: &str =
+    "hands the conversation to a script of the skill that sends it to the network";
 const FLOWS_WHAT: &str = "sends a secret it read on an earlier line or in another file (a key or credential file, the environment, a browser profile, shell history, the cloud's metadata) to the network";
 const FIX: &str = "an agent that follows it hands over the user's keys, files or conversation: remove it; a skill that calls an API sends the one credential the user set for it, to that API";

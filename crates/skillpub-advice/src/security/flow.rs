@@ -70,10 +70,29 @@ static SECRET_SOURCE: LazyLock<Regex> = security_regex!(concat!(
     r"(?i)\.ssh(?:/|\\)(?:id_[\w-]*|[\w-]*_(?:rsa|ed25519|ecdsa|dsa))\b|\.aws(?:/|\\)credentials|\.netrc\b|\.git-credentials|\.docker(?:/|\\)config\.json|\.kube(?:/|\\)config|(?:^|[\s\x22'`=(/@])\.env(?:$|[\s\x22'`)]|\.local\b|\.production\b)|etc/shadow|proc/self/environ",
     r"|\.(?:bash|zsh|python|psql|mysql|node_repl|sh)_history\b|ConsoleHost_history\.txt|\.gnupg\b|\.config(?:/|\\)gcloud\b|application_default_credentials\.json|\.azure(?:/|\\)(?:accessTokens|msal_token_cache)|\.pypirc\b|\.config(?:/|\\)gh(?:/|\\)hosts\.yml|\.terraform\.d(?:/|\\)credentials",
     r"|(?:/|\\)(?:Cookies|Login\s+Data|Web\s+Data|Local\s+State)\b|cookies\.sqlite|logins\.json|key[34]\.db|\.mozilla(?:/|\\)firefox|google-chrome|Google(?:/|\\)Chrome|BraveSoftware|Microsoft(?:/|\\)Edge(?:/|\\)User|Library(?:/|\\)Keychains|wallet\.dat|\.ethereum(?:/|\\)keystore|\.solana(?:/|\\)id\.json",
-    r"|169\.254\.169\.254|169\.254\.170\.2|metadata\.google\.internal|100\.100\.100\.200",
     r"|\bsecurity\s+(?:find-(?:generic|internet)-password|dump-keychain)|\bsecret-tool\s+lookup",
     r"|(?:^|[|;&(`]\s*|\$\(\s*)(?:env|printenv|export\s+-p|set)\s*(?:$|[|;&)`>])|\bos\.environ\b(?:\s*(?:$|[,)}\]:]|\.(?:items|copy|values)\(\)))|\bdict\(\s*os\.environ|\bprocess\.env\b\s*(?:$|[,)}\]:;])|\.\.\.process\.env\b|JSON\.stringify\(\s*process\.env|\b(?:Get-ChildItem|gci|ls|dir)\s+env:|\[Environment\]::GetEnvironmentVariables",
 ));
+
+/// The cloud's metadata service, which hands the machine's credentials to whoever asks from
+/// it: a secret where a line reads from it.
+static METADATA: LazyLock<Regex> = security_regex!(
+    r"169\.254\.169\.254|169\.254\.170\.2|metadata\.google\.internal|100\.100\.100\.200"
+);
+
+/// A credential used to authenticate the request it is in, not sent as its data: a header
+/// of authorization, a user and password, with no data flag or body on the line.
+static AUTHENTICATES: LazyLock<Regex> = security_regex!(
+    r"(?i)\bAuthorization\b|\bBearer\b|\bX-[\w-]*(?:Token|Key)\b|\bPRIVATE-TOKEN\b|\bapi[_-]?key\s*[:=]|\s(?:-u|--user)\s"
+);
+
+/// How far after the start of a header of authorization its value may be.
+const AUTH_REACH: usize = 60;
+
+/// What sends a value as the data of a request.
+static DATA: LazyLock<Regex> = security_regex!(
+    r"(?i)\s(?:-d|--data[\w-]*|-F|--form|-T|--upload-file|--post-data|--post-file|--json)\b|\b(?:data|json|files|body|content)\s*[=:]|-Body\b|-InFile\b|<\s*\S"
+);
 
 /// What downloads: the data a line reads from the network.
 static FETCH: LazyLock<Regex> = security_regex!(
@@ -88,20 +107,41 @@ static DECODE: LazyLock<Regex> = security_regex!(
 /// What sends to the network: a shell's clients, mail and DNS lookups, the HTTP, socket and
 /// mail calls of Python, JavaScript and PowerShell, a push, an upload to a bucket.
 static NETWORK: LazyLock<Regex> = security_regex!(concat!(
-    r"(?i)\b(?:curl|wget|nc|ncat|netcat|socat|telnet|scp|rsync|sftp|lftp|mailx?|sendmail|mutt|swaks|dig|nslookup|drill|Resolve-DnsName|Invoke-WebRequest|Invoke-RestMethod|iwr|irm|Send-MailMessage)\b|(?:^|[;&|(]\s*|\$\(\s*)host\s+\S",
-    r"|\b(?:requests|httpx|session|aiohttp|urllib3|client)\.(?:post|put|patch|get|request)\s*\(|\burlopen\s*\(|\burllib\.request\.Request\s*\(|\bhttp\.client\.|\bsmtplib\.|\bsocket\.(?:gethostbyname|getaddrinfo|create_connection)|\.sendall?\s*\(|\bfetch\s*\(|\baxios(?:\.\w+)?\s*\(|\bhttps?\.request\s*\(|XMLHttpRequest|sendBeacon|\bdns\.(?:resolve|lookup)\w*\s*\(|\b(?:WebClient|UploadString|UploadFile|UploadData)\b|/dev/(?:tcp|udp)/",
+    r"\b(?:curl|wget|ncat|netcat|socat|telnet|scp|rsync|sftp|lftp|mailx?|sendmail|mutt|swaks|dig|nslookup|Resolve-DnsName|Invoke-WebRequest|Invoke-RestMethod|iwr|irm|Send-MailMessage)\b|(?:^|[;&|(`]\s*|\$\(\s*|\s)(?:nc|host)\s+\S",
+    r"|(?i:\b(?:requests|httpx|session|aiohttp|urllib3|client)\.(?:post|put|patch|get|request)\s*\()|\burlopen\s*\(|\burllib\.request\.Request\s*\(|\bhttp\.client\.|\bsmtplib\.|\bsocket\.(?:gethostbyname|getaddrinfo|create_connection)|\.sendall?\s*\(|\bfetch\s*\(|\baxios(?:\.\w+)?\s*\(|\bhttps?\.request\s*\(|XMLHttpRequest|sendBeacon|\bdns\.(?:resolve|lookup)\w*\s*\(|\b(?:WebClient|UploadString|UploadFile|UploadData)\b|/dev/(?:tcp|udp)/",
     r"|\bgit\s+push\b|\bgh\s+gist\s+create\b|\baws\s+s3\s+(?:cp|sync|mv)\b|\bgsutil\s+(?:cp|rsync)\b|\brclone\s+(?:copy|sync)\b",
 ));
 
-/// What runs code: a shell given a file or its input, an eval, a process.
-static RUN: LazyLock<Regex> = security_regex!(
-    r"(?i)(?:^|[;&|(]\s*|\bsudo\s+|\bthen\s+|\bdo\s+)(?:ba|z|da|k)?sh\s+(?:-\w+\s+)*[^-\s]|(?:^|[;&]\s*)(?:source|\.)\s+\S|\|\s*(?:sudo\s+)?(?:(?:ba|z|da)?sh|python[23]?|node|perl|ruby|iex|Invoke-Expression)\b|\b(?:eval|exec|execSync|system|popen|Popen|spawn|Function|iex|Invoke-Expression|runpy\.run_path)\b|\b(?:subprocess|os)\.\w+\s*\(|\bpython[23]?\s+[^-\s]|\bnode\s+[^-\s]|\b(?:pwsh|powershell)(?:\.exe)?\s+[^\n]*-File\b"
+/// What runs a file: a shell, `source` or an interpreter given it, or the file run as a
+/// command; the file is the first word that is not a flag after the match.
+static RUN_FILE: LazyLock<Regex> = security_regex!(
+    r"(?:^|[;&|(]\s*|\bsudo\s+|\bthen\s+|\bdo\s+)(?:(?:(?:ba|z|da|k)?sh|source|\.|python[23]?|node|perl|ruby|pwsh|powershell)\s+(?:-[\w-]+\s+)*)?"
+);
+
+/// What runs the text of a variable: an eval, an exec, a shell given it as a command or as
+/// its input, PowerShell's `iex`, a `Function` made of it.
+static RUN_CODE: LazyLock<Regex> = security_regex!(
+    r"\b(?:eval|exec|execSync)\s*\(|\b(?:eval|exec)\s+[\x22'$]|\b(?:iex|Invoke-Expression)\b|\bnew\s+Function\s*\(|\|\s*(?:sudo\s+)?(?:(?:ba|z|da)?sh|python[23]?|node|perl|iex)\b|\b(?:ba|z)?sh\s+-c\b"
 );
 
 /// What verifies a download before it is run.
 static VERIFIES: LazyLock<Regex> = security_regex!(
     r"(?i)\b(?:sha256sum|sha512sum|shasum|Get-FileHash|gpg\s+--verify|cosign\s+verify|minisign|sha256\s*\(|hashlib\.sha256|checksum)\b"
 );
+
+/// What, on a line that sets a variable, reads a file into it: a file's taint passes to a
+/// variable only through one of these (a file's name in a list is not its contents).
+const READS_FILE: [&str; 9] = [
+    "cat ",
+    "< ",
+    "$(<",
+    "open(",
+    "readFile",
+    "Get-Content",
+    "base64 ",
+    "xxd ",
+    "read_text",
+];
 
 /// The flags after which a secret file is how a command authenticates, not what it sends:
 /// `ssh -i KEY`, `curl --netrc-file`, `--cert`, `--key`, and output flags, after which the
@@ -154,51 +194,84 @@ impl State {
         let mut names: HashMap<String, Taint> = HashMap::new();
         let mut function: Option<String> = None;
         let mut reads_secret = false;
-        let lines = text.line_count();
-        for line in 1..=lines {
+        for line in 1..=text.line_count() {
             if text.is_example(line) {
                 continue;
             }
-            let code = text.line(line);
-            if text.kind == Kind::Prose && !text.is_code(line) && !code.contains('`') {
-                continue;
+            let whole = text.line(line);
+            // Each fenced block of a Markdown file is a snippet of its own.
+            if text.kind == Kind::Prose && text.is_code(line) && !text.is_code(line - 1) {
+                names.clear();
+                function = None;
             }
+            // Prose is read for the commands in its code spans.
+            let spans;
+            let spans_only = text.kind == Kind::Prose && !text.is_code(line);
+            let code = if spans_only {
+                if !whole.contains('`') {
+                    continue;
+                }
+                spans = text
+                    .code_spans(line, clock)
+                    .into_iter()
+                    .map(|span| whole[span].trim_matches('`'))
+                    .collect::<Vec<&str>>()
+                    .join(" ; ");
+                spans.as_str()
+            } else {
+                whole
+            };
             clock.count(code.len());
-            let words = words(code);
             if let Some(defined) = defines(code) {
                 function = Some(defined.to_owned());
             }
             let triggered = text.is_triggered(Family::Flow, line);
+            // A line with no word of a flow and nothing tainted before it carries nothing.
+            if !triggered && names.is_empty() && self.paths.is_empty() && self.scripts.is_empty() {
+                continue;
+            }
+            let words = words(code);
+            let fetches = triggered && clock.is_match(&FETCH, code);
             let mut taint = Taint::default();
-            let secret = triggered && self.secret_read(code, clock);
+            let secret = triggered && self.secret_read(code, fetches, clock);
             if secret {
                 taint = taint.with(Taint::SECRET);
                 reads_secret = true;
             }
-            if triggered && clock.is_match(&FETCH, code) {
+            if fetches {
                 taint = taint.with(Taint::FETCHED);
             }
             if triggered && clock.is_match(&DECODE, code) {
                 taint = taint.with(Taint::DECODED);
             }
             let target = assigned(code);
-            let mentioned = words.iter().filter(|word| Some(**word) != target).fold(
-                Taint::default(),
-                |taint, word| {
-                    let named = names.get(*word).copied().unwrap_or_default();
-                    let path = self.paths.get(*word).copied().unwrap_or_default();
-                    let script = if self
-                        .scripts
-                        .iter()
-                        .any(|script| word.ends_with(script.as_str()))
-                    {
-                        Taint::SECRET
-                    } else {
-                        Taint::default()
-                    };
-                    taint.with(named).with(path).with(script)
-                },
-            );
+            let reads_files =
+                target.is_some() && READS_FILE.iter().any(|reads| code.contains(reads));
+            let taint_of = |word: &str| {
+                let named = names.get(word).copied().unwrap_or_default();
+                let path = self.paths.get(word).copied().unwrap_or_default();
+                let path = if reads_files || target.is_none() {
+                    path
+                } else {
+                    Taint::default()
+                };
+                let script = if self
+                    .scripts
+                    .iter()
+                    .any(|script| word.ends_with(script.as_str()))
+                {
+                    Taint::SECRET
+                } else {
+                    Taint::default()
+                };
+                named.with(path).with(script)
+            };
+            let mentioned = words
+                .iter()
+                .filter(|(_, word)| Some(*word) != target)
+                .fold(Taint::default(), |taint, (_, word)| {
+                    taint.with(taint_of(word))
+                });
             if let Some((file, flows)) = flows.as_mut() {
                 let at = text.line_start(line);
                 let mut end = |sink| {
@@ -208,35 +281,47 @@ impl State {
                         sink,
                     })
                 };
-                let network = triggered && clock.is_match(&NETWORK, code);
-                // A secret read on the line reaches the network in its own command (a pipe
-                // carries it, `&&` and `;` do not).
-                let sent_here = secret
-                    && code
-                        .split("&&")
-                        .flat_map(|part| part.split("||"))
-                        .flat_map(|part| part.split(';'))
-                        .any(|command| {
-                            self.secret_read(command, clock) && clock.is_match(&NETWORK, command)
-                        });
-                if network
-                    && (sent_here || mentioned.has(Taint::SECRET))
+                // A secret mentioned only in a header of authorization authenticates.
+                let secrets: Vec<usize> = words
+                    .iter()
+                    .filter(|(_, word)| Some(*word) != target && taint_of(word).has(Taint::SECRET))
+                    .map(|(at, _)| *at)
+                    .collect();
+                let headers: Vec<std::ops::Range<usize>> = clock
+                    .find_iter(&AUTHENTICATES, code)
+                    .map(|found| found.start()..found.end() + AUTH_REACH)
+                    .collect();
+                let authenticates = !secrets.is_empty()
+                    && secrets
+                        .iter()
+                        .all(|at| headers.iter().any(|header| header.contains(at)));
+                let sends_secret =
+                    self.sent_here(code, clock) || (mentioned.has(Taint::SECRET) && !authenticates);
+                if triggered
+                    && sends_secret
+                    && clock.is_match(&NETWORK, code)
                     && !clock.is_match(&ILLUSTRATIVE, code)
-                    && !local_only(code)
+                    && !local_only(code, clock)
+                    && (!clock.is_match(&AUTHENTICATES, code)
+                        || clock.is_match(&DATA, code)
+                        || !authenticates)
                 {
                     end(Sink::Sent);
                 }
-                if mentioned != Taint::default() && clock.is_match(&RUN, code) {
-                    if mentioned.has(Taint::FETCHED) {
+                let runs =
+                    !spans_only && (mentioned.has(Taint::FETCHED) || mentioned.has(Taint::DECODED));
+                if runs {
+                    let run = self.run(code, &words, &taint_of, clock);
+                    if run.has(Taint::FETCHED) && !clock.is_match(&ILLUSTRATIVE, code) {
                         end(Sink::RunFetched);
-                    } else if mentioned.has(Taint::DECODED) {
+                    } else if run.has(Taint::DECODED) {
                         end(Sink::RunDecoded);
                     }
                 }
             }
             let taint = taint.with(mentioned);
             if triggered && clock.is_match(&VERIFIES, code) {
-                for word in &words {
+                for (_, word) in &words {
                     if let Some(path) = self.paths.get_mut(*word) {
                         *path = path.without(Taint::FETCHED);
                     }
@@ -255,9 +340,11 @@ impl State {
                 let known = self.paths.entry(path.to_owned()).or_default();
                 *known = known.with(taint);
             }
+            // A function carries what it reads, not what it downloads: a function that calls
+            // an API is no download run wherever it is called.
             if let Some(function) = &function {
                 let known = names.entry(function.clone()).or_default();
-                *known = known.with(taint);
+                *known = known.with(taint.without(Taint::FETCHED));
             }
         }
         if reads_secret && text.kind == Kind::Code {
@@ -265,40 +352,91 @@ impl State {
         }
     }
 
+    /// The taint of what a line runs: a file it runs ([`RUN_FILE`]), each as its first word
+    /// that is not a flag, and the words after what runs the text of a variable
+    /// ([`RUN_CODE`]).
+    fn run(
+        &self,
+        code: &str,
+        words: &[(usize, &str)],
+        taint_of: &impl Fn(&str) -> Taint,
+        clock: &Clock,
+    ) -> Taint {
+        let mut taint = Taint::default();
+        for command in code.split(['&', ';', '|']) {
+            if let Some(run) = clock.find(&RUN_FILE, command) {
+                let file = command[run.end()..]
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or_default()
+                    .trim_matches(['"', '\'', '(', ')']);
+                if file.contains('/') || file.contains('.') {
+                    taint = taint.with(self.paths.get(file).copied().unwrap_or_default());
+                }
+            }
+        }
+        if let Some(run) = clock.find(&RUN_CODE, code) {
+            for (_, word) in words.iter().filter(|(at, _)| *at >= run.start()) {
+                taint = taint.with(taint_of(word));
+            }
+        }
+        taint
+    }
+
+    /// Whether a secret read on the line reaches the network in its own command (a pipe
+    /// carries it, `&&` and `;` do not): not the metadata service read by its own request.
+    fn sent_here(&self, code: &str, clock: &Clock) -> bool {
+        code.split("&&")
+            .flat_map(|part| part.split("||"))
+            .flat_map(|part| part.split(';'))
+            .any(|command| {
+                self.secret_read(command, false, clock) && clock.is_match(&NETWORK, command)
+            })
+    }
+
     /// Whether `code` reads a secret: a source of [`SECRET_SOURCE`] that is not a key a
     /// command authenticates with, a file it writes, or a file meant to be shared (`.pub`,
-    /// a `.env` template).
-    fn secret_read(&self, code: &str, clock: &Clock) -> bool {
-        clock.find_iter(&SECRET_SOURCE, code).any(|found| {
-            let before = code[..found.start()]
-                .trim_end_matches(['~', '/', '"', '\'', '$', '{', '}', ' ', '=']);
-            let flag = before.rsplit([' ', '\t']).next().unwrap_or_default();
-            let after = &code[found.end()..];
-            !NOT_SENT_AFTER.contains(&flag)
-                && !before.ends_with("HOME")
-                && !after.starts_with(".pub")
-                && ![".example", ".sample", ".template", "-example", "-template"]
-                    .iter()
-                    .any(|suffix| after.starts_with(suffix))
-        })
+    /// a `.env` template); or, where the line downloads (`fetches`), the metadata service.
+    fn secret_read(&self, code: &str, fetches: bool, clock: &Clock) -> bool {
+        (fetches && clock.is_match(&METADATA, code))
+            || clock.find_iter(&SECRET_SOURCE, code).any(|found| {
+                let before = code[..found.start()]
+                    .trim_end_matches(['~', '/', '"', '\'', '$', '{', '}', ' ', '=']);
+                let flag = before.rsplit([' ', '\t']).next().unwrap_or_default();
+                let after = &code[found.end()..];
+                !NOT_SENT_AFTER.contains(&flag)
+                    && !before.ends_with("HOME")
+                    && !after.starts_with(".pub")
+                    && ![".example", ".sample", ".template", "-example", "-template"]
+                        .iter()
+                        .any(|suffix| after.starts_with(suffix))
+            })
     }
 }
 
-/// The words of a line: its names (`$a`, `${a}`, `a`) and its paths, without quotes.
-fn words(code: &str) -> Vec<&str> {
+/// The words of a line, each with where it starts: its names (`$a`, `${a}`, `a`) and its
+/// paths, without quotes.
+fn words(code: &str) -> Vec<(usize, &str)> {
     let mut words = Vec::new();
-    for token in code.split(|c: char| c.is_whitespace() || "\"'`(),;|&<>{}[]=@:+".contains(c)) {
+    let separator = |c: char| c.is_whitespace() || "\"'`(),;|&<>{}[]=@:+".contains(c);
+    let mut at = 0;
+    for token in code.split(separator) {
+        let start = at;
+        at += token.len() + 1;
         if token.is_empty() {
             continue;
         }
         let name = token.trim_start_matches('$');
-        if name.contains('/') || name.contains('\\') || name.contains('.') {
-            words.push(name);
+        let offset = start + token.len() - name.len();
+        if name.contains(['/', '\\', '.']) {
+            words.push((offset, name));
         }
+        let mut part_at = offset;
         for part in name.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
             if !part.is_empty() && !part.as_bytes()[0].is_ascii_digit() {
-                words.push(part);
+                words.push((part_at, part));
             }
+            part_at += part.len() + 1;
         }
     }
     words
@@ -385,7 +523,13 @@ fn written(code: &str) -> Vec<&str> {
         .collect();
     fn clean(token: &str) -> Option<&str> {
         let token = token.trim_matches(['"', '\'', '(', ')', ',']);
-        (!token.is_empty() && !token.starts_with('-')).then_some(token)
+        let extension = token.rsplit_once('.').is_some_and(|(_, extension)| {
+            (1..=4).contains(&extension.len())
+                && extension.bytes().all(|b| b.is_ascii_alphanumeric())
+        });
+        let path_like = token.contains('/') || token.starts_with(['~', '$']) || extension;
+        (!token.is_empty() && !token.starts_with('-') && !token.contains(['(', ')']) && path_like)
+            .then_some(token)
     }
     for (index, token) in tokens.iter().enumerate() {
         let next = tokens.get(index + 1).copied().and_then(clean);
@@ -429,14 +573,23 @@ fn written(code: &str) -> Vec<&str> {
     paths
 }
 
-/// Whether the only hosts a line sends to are the machine itself.
-fn local_only(code: &str) -> bool {
+/// Whether the only hosts a line sends to are the machine itself or the cloud's metadata
+/// service.
+fn local_only(code: &str, clock: &Clock) -> bool {
     let local = ["localhost", "127.0.0.1", "[::1]", "0.0.0.0"];
-    let remote = code.contains("://")
-        && !local
+    let metadata = clock.is_match(&METADATA, code);
+    let named = metadata || local.iter().any(|host| code.contains(host));
+    let remote = code.matches("://").count()
+        > local
             .iter()
-            .any(|host| code.contains(&format!("://{host}")));
-    local.iter().any(|host| code.contains(host)) && !remote
+            .map(|host| code.matches(&format!("://{host}")).count())
+            .sum::<usize>()
+            + usize::from(metadata)
+                * code
+                    .matches("://169.254.")
+                    .count()
+                    .max(code.matches("://metadata.").count());
+    named && !remote
 }
 
 #[cfg(test)]

@@ -77,7 +77,7 @@ static RIGHT_TO_LEFT: LazyLock<Regex> =
 /// template's marker for the agent, `<!-- AGENT: anomalies -->`, instructs nothing) or saying
 /// what one must do (`the assistant must run ...`).
 static ADDRESSED: LazyLock<Regex> = security_regex!(
-    r"(?im)(?:^|[.!?]\s+)\s*(?:(?:hey|dear|attention|note\s+to)\s+)?(?:the\s+)?(?:AI|assistants?|agents?|LLMs?|models?|Claude|ChatGPT|GPT|Copilot|Gemini|Cursor|bots?)(?:\s+(?:agents?|assistants?|models?))?\s*[:,]\s*\w+[^\w\n]+\w|\b(?:AI|assistants?|agents?|LLMs?|models?|Claude|ChatGPT|GPT|Copilot|Gemini|Cursor|bots?)\s+(?:must|shall|need\s+to|have\s+to)\s+(?:always\s+|never\s+|not\s+|now\s+)?(?:run|execute|send|read|open|fetch|download|install|call|ignore|reply|respond|say|tell|output|delete|upload|post)\b"
+    r"(?im)(?:^|[.!?]\s+)\s*(?:(?:hey|dear|attention|note\s+to|(?:a\s+)?(?:message|note|instructions?)\s+(?:for|to))\s+)?(?:the\s+)?(?:AI|assistants?|agents?|LLMs?|models?|Claude|ChatGPT|GPT|Copilot|Gemini|Cursor|bots?)(?:\s+(?:agents?|assistants?|models?))?(?:\s+(?:reading|processing|parsing|seeing)\s+(?:this|these|it))?\s*[:,]\s*\w+[^\w\n]+\w|\b(?:AI|assistants?|agents?|LLMs?|models?|Claude|ChatGPT|GPT|Copilot|Gemini|Cursor|bots?)\s+(?:must|shall|need\s+to|have\s+to)\s+(?:always\s+|never\s+|not\s+|now\s+)?(?:run|execute|send|read|open|fetch|download|install|call|ignore|reply|respond|say|tell|output|delete|upload|post)\b"
 );
 
 /// What an author's note to the person filling a template starts with: `<!-- Describe ...`,
@@ -95,6 +95,10 @@ const CLOSE: &str = "-->";
 static ALT: LazyLock<Regex> = security_regex!(r"!\[([^\[\]\n]{12,})\]\(");
 static TITLE: LazyLock<Regex> =
     security_regex!(r#"\]\([^()\s]*\s+(?:"([^"\n]{12,})"|'([^'\n]{12,})')\s*\)"#);
+
+/// A Markdown comment: a link reference to `#` that no text uses, `[//]: # (...)`.
+static LINK_COMMENT: LazyLock<Regex> =
+    security_regex!(r#"^\s*\[[^\]\n]*\]:\s*#\s*(?:\(([^()\n]{12,})\)|"([^"\n]{12,})")\s*$"#);
 
 /// An element styled out of sight, up to the next tag: `<span style="display:none">...`.
 static HIDDEN_ELEMENT: LazyLock<Regex> = security_regex!(
@@ -289,6 +293,10 @@ fn hidden_places(text: &Text<'_>, clock: &Clock) -> Vec<Advice> {
             (
                 &*TITLE,
                 "has a link title, shown only on hover, that gives an instruction",
+            ),
+            (
+                &*LINK_COMMENT,
+                "has a Markdown comment (a link reference to `#`), which a rendered page hides, that gives an instruction",
             ),
             (
                 &*HIDDEN_ELEMENT,

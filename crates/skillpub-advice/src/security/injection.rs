@@ -54,25 +54,36 @@ pub(crate) static INJECTION: LazyLock<Regex> = security_regex!(concat!(
     // it no longer holds.
     r"|\b(?:set|put|leave|lay)\s+aside\b[^.\n]{0,50}?\b(?:instructions?|rules|guidance|guidelines|directions|directives|guardrails|policies|restrictions|constraints|safeguards|prompts?)\b",
     r"|\b(?:stop|no\s+longer|quit)\s+(?:following|obeying|applying|adhering\s+to)\b[^.\n]{0,30}?\b(?:instructions?|rules|guidance|guidelines|directions|directives|guardrails|policies|restrictions|system\s+prompt)\b",
-    r"|\b(?:previous|prior|earlier|original|initial|above|system|old|former|default|existing|safety)\s+(?:instructions?|rules|guidelines|guidance|prompts?|directives|restrictions|policies|guardrails|constraints)\b[^.\n]{0,30}?\b(?:(?:are|is|were|have\s+been|has\s+been)\s+(?:now\s+|hereby\s+)?(?:outdated|obsolete|superseded|deprecated|void|null|revoked|lifted|suspended|replaced|withdrawn|cancell?ed|overridden)|(?:no\s+longer|do\s+not|don'?t|does\s+not|doesn'?t)\s+apply|(?:no\s+longer|are\s+not|aren'?t)\s+(?:valid|binding|in\s+effect|relevant))\b",
+    r"|\b(?:previous|prior|earlier|original|initial|above|system|old|former|safety)\s+(?:instructions?|guidelines|guidance|prompts?|directives)\b[^.\n]{0,30}?\b(?:(?:are|is|were|have\s+been|has\s+been)\s+(?:now\s+|hereby\s+)?(?:outdated|obsolete|superseded|deprecated|void|null|revoked|lifted|suspended|replaced|withdrawn|cancell?ed|overridden)|(?:no\s+longer|do\s+not|don'?t|does\s+not|doesn'?t)\s+apply|(?:no\s+longer|are\s+not|aren'?t)\s+(?:valid|binding|in\s+effect|relevant))\b",
     r"|\b(?:these|this|the\s+following|my|our)\s+(?:instructions?|rules|guidance|directions)\s+(?:supersedes?|overrides?|replaces?|outranks?|takes?\s+precedence\s+over|trumps?)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|other|earlier|system|your|existing|original)\b",
-    r"|\btakes?\s+(?:precedence|priority)\s+over\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|earlier|system|your|existing|original)\s+(?:instructions|rules|prompts?|guidelines|guidance|policies)\b",
+    r"|\btakes?\s+(?:precedence|priority)\s+over\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|earlier|system|your|existing|original)\s+(?:system\s+)?(?:instructions|rules|prompts?|guidelines|guidance|policies)\b",
+    r"|\b(?:restrictions|instructions|rules|guidance|guidelines|directions)\s+you\s+(?:received|were\s+given|got|have\s+been\s+given)\b[^.\n]{0,80}?\b(?:superseded|outdated|obsolete|void|older\s+(?:policy|version)|no\s+longer\s+(?:apply|valid|in\s+effect))",
+    r"|\btreat\s+(?:this|these|it)\b[^.\n]{0,40}?\bas\s+your\s+(?:highest[\s-]priority|top[\s-]priority|primary|new|only|real)\s+(?:instructions|rules|directives|system\s+prompt)\b",
+    r"|\b(?:where|if|when)\s+your\s+(?:system\s+prompt|instructions)\b[^.\n]{0,40}?\b(?:disagrees?|conflicts?)\b[^.\n]{0,40}?\b(?:this\s+(?:file|skill)|these\s+instructions)\s+wins?\b",
+    r"|\b(?:do\s+not|don'?t|never|should\s+not|shouldn'?t)\s+(?:point\s+out|mention|flag|reveal|raise|report)\s+(?:the\s+|this\s+|any\s+)?conflicts?\b",
+    r"|\bpre-?approved\s+(?:every|all|each|any)\s+(?:commands?|actions?|tools?|steps?)\b",
+    r"|\bnew\s+(?:system\s+)?instructions?\s+(?:for|to)\s+(?:the\s+)?(?:assistant|agent|model|AI)\b|\bcomply\s+with\s+(?:every|all|any)\s+(?:requests?|instructions?)\b[^.\n]{0,40}?\bwithout\s+(?:refus\w*|warnings?|question\w*|hesitat\w*)",
+    r"|\bwhat\s+you\s+(?:actually|really)\s+(?:need|have|want)\s+to\s+do\s+is\b",
     r"|\byour\s+(?:safety\s+|usual\s+|normal\s+|default\s+)?(?:guidelines|rules|restrictions|policies|guardrails|instructions|limitations)\s+(?:do\s+not|don'?t|no\s+longer)\s+apply\b",
     // Skipping the user's confirmation for what the skill asks.
-    r"|\b(?:do\s+not|don'?t|never|no\s+need\s+to|without|needn'?t|you\s+(?:may|can|should)\s+skip|skip)\s+(?:ask(?:ing)?|prompt(?:ing)?|check(?:ing)?\s+(?:in\s+)?with|wait(?:ing)?\s+for|consult(?:ing)?|bother(?:ing)?)\s+(?:the\s+|your\s+)?users?\b[^.\n]{0,40}?\b(?:confirm\w*|permission|approval|consent|first|before)\b",
-    r"|\b(?:skip|bypass|suppress|disable|avoid|omit)\s+(?:the\s+|any\s+|all\s+)?(?:user\s+)?(?:confirmations?|confirmation\s+(?:prompts?|steps?|dialogs?)|approval\s+(?:prompts?|steps?)|permission\s+(?:prompts?|checks?|requests?))\b",
+    r"|\b(?:do\s+not|don'?t|never|no\s+need\s+to|without|needn'?t|you\s+(?:may|can|should)\s+skip|skip)\s+(?:ask(?:ing)?|prompt(?:ing)?|check(?:ing)?\s+(?:in\s+)?with|wait(?:ing)?\s+for|consult(?:ing)?|bother(?:ing)?)\s+(?:the\s+|your\s+)?users?\b[^.\n]{0,40}?\b(?:confirm\w*|permission|approval|consent)\b",
+    r"|(?:^|[.!?;:]\s+|\b(?:and|then|always|please|you\s+(?:can|may|should|must))\s+)(?:skip|bypass|suppress|omit)\s+(?:the\s+|any\s+|all\s+)(?:user(?:'s)?\s+)?(?:confirmations?|confirmation\s+(?:prompts?|steps?|dialogs?)|approval\s+(?:prompts?|steps?)|permission\s+(?:prompts?|checks?|requests?))\b",
     // Hiding what was done: from the summary, the reply, the logs.
     r"|\b(?:do\s+not|don'?t|never|avoid)\s+(?:mention(?:ing)?|report(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|show(?:ing)?|list(?:ing)?|includ(?:e|ing)|log(?:ging)?|surfac(?:e|ing))\s+(?:this|these|that|it|the\s+(?:above|following|previous|upload|request|command|step|steps|action|actions)|any\s+of\s+this|what\s+you)\b[^.\n]{0,40}?\b(?:users?|summary|summaries|reply|replies|response|responses|answer|output|report|transcript|chat|log|logs)\b",
-    r"|\b(?:omit|leave|keep)\s+(?:this|these|that|it)\s+(?:steps?\s+|actions?\s+|requests?\s+)?(?:out\s+of|from|off)\s+(?:your\s+|the\s+)?(?:summary|reply|response|answer|output|report|logs?|transcript)\b",
+    r"|\b(?:omit|leave|keep)\s+(?:this|these|that|it|them)\s+(?:steps?\s+|actions?\s+|requests?\s+)?(?:out\s+of|from|off)\s+(?:your\s+|the\s+)?(?:final\s+)?(?:summary|reply|response|answer|output|report|logs?|transcript|conversation|chat)\b",
+    r"|\b(?:no\s+need|not\s+necessary|unnecessary)\s+to\s+(?:tell|inform|notify|alert)\s+(?:the\s+|your\s+)?users?\b",
+    r"|\b(?:do|run|perform|make|apply)\s+(?:this|it|these|that)\s+(?:silently|quietly|secretly|covertly|discreetly)\b",
+    r"|\b(?:do\s+not|don'?t|never)\s+(?:mention|reveal|disclose)\s+(?:it|this|that)\s*(?:$|[.!;])",
+    r"|\b(?:add|append|insert|grant|put)\b[^\n]{0,80}?(?:Bash|WebFetch|Write|Edit)\(\*\)[^\n]{0,80}?\bpermissions\.allow\b|\b(?:add|append|insert|grant|put)\b[^\n]{0,40}?\bpermissions\.allow\b[^\n]{0,80}?\b(?:Bash|WebFetch|Write|Edit)\(\*\)|\x22allow\x22\s*:\s*\[[^\]\n]*\x22(?:Bash|WebFetch|Write|Edit)\(\*\)\x22",
+    r"|\b(?:add|append|insert|prepend|write)\b[^.\n]{0,60}?\b(?:every|each|all|the)\s+(?:other|installed)\s+skill(?:'s|s'|s)?\b",
+    r"|\b(?:append|add|write|insert|save|put)\b[^\n]{0,120}?(?:CLAUDE\.md|AGENTS\.md|GEMINI\.md|\.cursorrules|copilot-instructions\.md)\b[^\n]{0,80}?\b(?:every|all|each)\s+(?:future|subsequent|later|new)\s+(?:conversations?|sessions?|chats?)\b",
     r"|\bkeep\s+(?:this|these|it|that)\b[^.\n]{0,30}?\b(?:secret|hidden|quiet|confidential|private|between\s+us)\s+from\s+(?:the\s+|your\s+)?users?\b|\bbetween\s+(?:you\s+and\s+me|us)\b[^.\n]{0,30}?\busers?\b",
-    r"|\b(?:the\s+|your\s+)?users?\s+(?:does\s+not|doesn'?t|do\s+not|don'?t|need\s+not|needn'?t|must\s+not|should\s+not|shouldn'?t)\s+(?:need\s+to\s+)?(?:know|see|notice|hear|be\s+(?:told|informed|bothered|notified))\b",
+    r"|\b(?:the\s+|your\s+)?users?\s+(?:need\s+not|needn'?t|must\s+not|should\s+not|shouldn'?t)\s+(?:know|see|notice|hear|be\s+(?:told|informed|bothered|notified))\b|\b(?:the\s+|your\s+)?users?\s+(?:does\s+not|doesn'?t|do\s+not|don'?t|should\s+not|shouldn'?t)\s+need\s+to\s+(?:know|see|notice|hear|approve|confirm|consent|be\s+(?:told|informed|bothered|notified|asked))\s+(?:about\s+)?(?:this|that|it|these|any\s+of\s+(?:this|these|it))\b",
     r"|\bwithout\s+(?:the\s+|your\s+)?users?(?:'s)?\s+(?:noticing|knowing|knowledge|seeing|awareness|being\s+(?:told|informed|aware))\b",
     r"|(?:^|[.!?;:]\s+|\b(?:and|then|always|must|should|please|you)\s+)(?:quietly|discreetly|covertly|secretly|invisibly)\s+(?:run|execute|send|upload|post|install|delete|download|copy|forward|transmit|add|modify|write|append|edit|change|update|register|push)\b",
     // Changing other skills, the agent's settings or its tools.
-    r"|\b(?:edit|modify|update|change|overwrite|rewrite|append\s+to|write\s+(?:to|into)|patch|replace|delete|remove|disable|inject\s+into|add\s+[^.\n]{1,60}?\s+to)\s+(?:the\s+|all\s+|every\s+|any\s+)?(?:other\s+|installed\s+|remaining\s+)*skills?\b(?:'s)?(?:\s+(?:files?|folders?|SKILL\.md))?",
-    r"|\b(?:edit|modify|update|change|overwrite|rewrite|append\s+to|write\s+(?:to|into)|patch|replace|add\s+[^.\n]{1,80}?\s+to|insert\s+[^.\n]{1,80}?\s+into|register\s+[^.\n]{1,80}?\s+(?:in|with))\s+[^.\n]{0,30}?(?:~/\.claude/(?:settings|skills|commands|agents|hooks)|\.claude/settings(?:\.local)?\.json|~/\.claude\.json|claude_desktop_config\.json|~/\.cursor/|\.cursor/mcp\.json|\.vscode/(?:settings|mcp)\.json|~/\.codex/|\.codex/config|\.gemini/settings\.json|\.mcp\.json|mcp\.json|\.windsurf|\.continue/config|permissions\.allow|allowedTools|allowed-tools)",
+    r"|\b(?:edit|modify|update|change|overwrite|rewrite|append\s+to|write\s+(?:to|into)|patch|replace|delete|remove|disable|inject\s+into|add\s+[^.\n]{1,60}?\s+to)\s+(?:the\s+|all\s+(?:the\s+)?|every\s+|any\s+|each\s+)?(?:other|installed|remaining)\s+(?:installed\s+)?skills?\b(?:'s)?(?:\s+(?:files?|folders?|SKILL\.md))?|\b(?:edit|modify|update|change|overwrite|rewrite|append\s+to|write\s+(?:to|into)|patch|replace|delete|remove|disable|inject\s+into|add\s+[^.\n]{1,60}?\s+to)\s+[^.\n]{0,20}?~/\.(?:claude|codex|cursor|gemini|config/\w+)/skills\b",
     r"|\b(?:add|append|insert|grant)\s+[^.\n]{0,60}?\bto\s+(?:the\s+|your\s+)?(?:permission|permissions|allow|allowed)\s*(?:list|allowlist|\.allow)?\b[^.\n]{0,40}?(?:Bash\(\*\)|Bash\(curl|\*\)|all\s+tools|every\s+tool|without\s+(?:asking|prompting))",
-    r"|\b(?:bypassPermissions|dangerously-skip-permissions|\x22enableAllProjectMcpServers\x22\s*:\s*true|\x22autoApprove\x22\s*:\s*\[\s*\x22\*)",
     // German, French, Spanish, Chinese, Russian, Ukrainian: overriding what came before,
     // and hiding from the user.
     r"|(?i:ignorier\w*|vergiss|vergessen\s+sie|missachte\w*|überg[eh]\w*)\s+(?:bitte\s+)?(?:alle\s+|sämtliche\s+|die\s+)?(?:bisherigen|vorherigen|vorigen|früheren|obigen|vorangegangenen|ursprünglichen|alten|System-?)\s*(?:Anweisungen|Instruktionen|Regeln|Vorgaben|Befehle|Richtlinien)",
@@ -83,10 +94,10 @@ pub(crate) static INJECTION: LazyLock<Regex> = security_regex!(concat!(
     r"|(?i:no\s+(?:le\s+)?(?:digas|diga|informes|informe|menciones|mencione|avises|avise|cuentes|cuente|muestres|muestre)\s+(?:nada\s+)?(?:de\s+esto\s+)?al\s+usuario)|sin\s+(?:avisar|informar|decirle|notificar|preguntar)\s+(?:nada\s+)?al\s+usuario|ocult[ae]\w*\s+[^.\n]{0,40}?al\s+usuario",
     r"|(?:忽略|无视|忘记|忘掉|忽视|不要理会|不用理会|放弃)[^。\n]{0,12}?(?:之前|以前|先前|上面|上述|前面|原来|原有|所有|全部|一切|系统)[^。\n]{0,12}?(?:指令|指示|说明|规则|提示|要求|设定|约束)",
     r"|(?:不要|别|切勿|不得|不可|无需|不必)(?:告诉|通知|告知|提醒|让|向)[^。\n]{0,6}?(?:用户|使用者)|(?:对|向)(?:用户|使用者)(?:隐瞒|保密)|(?:无需|不需要|不用|不必)[^。\n]{0,8}?(?:用户|征求|询问)[^。\n]{0,6}?(?:确认|同意|许可|批准)",
-    r"|(?i:игнорир\p{L}*|забудь\p{L}*|не\s+обращай\s+внимания\s+на|отбрось\p{L}*|отмени\p{L}*)\s+(?:все\s+|всё\s+)?(?:предыдущ\p{L}+|прежн\p{L}+|ранее\s+\p{L}+|системн\p{L}+|вышеуказанн\p{L}+|исходн\p{L}+|прошл\p{L}+)\s+(?:инструкц\p{L}+|указани\p{L}+|правил\p{L}*|команд\p{L}*|установк\p{L}+)",
-    r"|(?i:не\s+(?:говори|сообщай|рассказывай|показывай|уведомляй|упоминай)\p{L}*\s+(?:ничего\s+|об\s+этом\s+)?пользовател\p{L}+)|без\s+(?:ведома|уведомления|согласия|подтверждения|разрешения)\s+пользовател\p{L}+|(?i:скрой|скрыва)\p{L}*\s+[^.\n]{0,40}?от\s+пользовател\p{L}+",
-    r"|(?i:ігнор\p{L}*|забудь\p{L}*|не\s+зважай\s+на|відкинь\p{L}*)\s+(?:усі\s+|всі\s+)?(?:попередн\p{L}+|раніше\s+\p{L}+|системн\p{L}+|вихідн\p{L}+|минул\p{L}+)\s+(?:інструкц\p{L}+|вказівк\p{L}+|правил\p{L}*|команд\p{L}*|настанов\p{L}*)",
-    r"|(?i:не\s+(?:кажи|повідомляй|розповідай|показуй|згадуй)\p{L}*\s+(?:нічого\s+|про\s+це\s+)?користувач\p{L}+)|без\s+(?:відома|повідомлення|згоди|підтвердження|дозволу)\s+користувач\p{L}+|(?i:прихову|сховай)\p{L}*\s+[^.\n]{0,40}?від\s+користувач\p{L}+",
+    r"|(?i:игнорир[а-яёіїєґА-ЯЁІЇЄҐ]*|забудь[а-яёіїєґА-ЯЁІЇЄҐ]*|не\s+обращай\s+внимания\s+на|отбрось[а-яёіїєґА-ЯЁІЇЄҐ]*|отмени[а-яёіїєґА-ЯЁІЇЄҐ]*)\s+(?:все\s+|всё\s+)?(?:предыдущ[а-яёіїєґА-ЯЁІЇЄҐ]+|прежн[а-яёіїєґА-ЯЁІЇЄҐ]+|ранее\s+[а-яёіїєґА-ЯЁІЇЄҐ]+|системн[а-яёіїєґА-ЯЁІЇЄҐ]+|вышеуказанн[а-яёіїєґА-ЯЁІЇЄҐ]+|исходн[а-яёіїєґА-ЯЁІЇЄҐ]+|прошл[а-яёіїєґА-ЯЁІЇЄҐ]+)\s+(?:инструкц[а-яёіїєґА-ЯЁІЇЄҐ]+|указани[а-яёіїєґА-ЯЁІЇЄҐ]+|правил[а-яёіїєґА-ЯЁІЇЄҐ]*|команд[а-яёіїєґА-ЯЁІЇЄҐ]*|установк[а-яёіїєґА-ЯЁІЇЄҐ]+)",
+    r"|(?i:не\s+(?:говори|сообщай|рассказывай|показывай|уведомляй|упоминай)[а-яёіїєґА-ЯЁІЇЄҐ]*\s+(?:ничего\s+|об\s+этом\s+)?пользовател[а-яёіїєґА-ЯЁІЇЄҐ]+)|без\s+(?:ведома|уведомления|согласия|подтверждения|разрешения)\s+пользовател[а-яёіїєґА-ЯЁІЇЄҐ]+|(?i:скрой|скрыва)[а-яёіїєґА-ЯЁІЇЄҐ]*\s+[^.\n]{0,40}?от\s+пользовател[а-яёіїєґА-ЯЁІЇЄҐ]+",
+    r"|(?i:ігнор[а-яёіїєґА-ЯЁІЇЄҐ]*|забудь[а-яёіїєґА-ЯЁІЇЄҐ]*|не\s+зважай\s+на|відкинь[а-яёіїєґА-ЯЁІЇЄҐ]*)\s+(?:усі\s+|всі\s+)?(?:попередн[а-яёіїєґА-ЯЁІЇЄҐ]+|раніше\s+[а-яёіїєґА-ЯЁІЇЄҐ]+|системн[а-яёіїєґА-ЯЁІЇЄҐ]+|вихідн[а-яёіїєґА-ЯЁІЇЄҐ]+|минул[а-яёіїєґА-ЯЁІЇЄҐ]+)\s+(?:інструкц[а-яёіїєґА-ЯЁІЇЄҐ]+|вказівк[а-яёіїєґА-ЯЁІЇЄҐ]+|правил[а-яёіїєґА-ЯЁІЇЄҐ]*|команд[а-яёіїєґА-ЯЁІЇЄҐ]*|настанов[а-яёіїєґА-ЯЁІЇЄҐ]*)",
+    r"|(?i:не\s+(?:кажи|повідомляй|розповідай|показуй|згадуй)[а-яёіїєґА-ЯЁІЇЄҐ]*\s+(?:нічого\s+|про\s+це\s+)?користувач[а-яёіїєґА-ЯЁІЇЄҐ]+)|без\s+(?:відома|повідомлення|згоди|підтвердження|дозволу)\s+користувач[а-яёіїєґА-ЯЁІЇЄҐ]+|(?i:прихову|сховай)[а-яёіїєґА-ЯЁІЇЄҐ]*\s+[^.\n]{0,40}?від\s+користувач[а-яёіїєґА-ЯЁІЇЄҐ]+",
 ));
 
 /// `security.injection` in every file an agent reads as instructions.
@@ -143,10 +154,10 @@ fn in_comments(text: &Text<'_>, clock: &Clock) -> Vec<usize> {
             continue;
         };
         let comment = &code[start..];
-        if let Some(matched) = clock
-            .find_iter(&INJECTION, comment)
-            .find(|matched| !guarded(&comment[..matched.start()], clock))
-        {
+        let quoted = |start: usize| comment[..start].matches(['"', '“', '`']).count() % 2 == 1;
+        if let Some(matched) = clock.find_iter(&INJECTION, comment).find(|matched| {
+            !guarded(&comment[..matched.start()], clock) && !quoted(matched.start())
+        }) {
             found.push(text.line_start(line) + start + matched.start());
         }
     }

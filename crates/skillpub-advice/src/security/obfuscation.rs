@@ -25,7 +25,7 @@ use super::{finding, instructions};
 /// literal words.
 pub(crate) static DECODE_AND_RUN: LazyLock<Regex> = security_regex!(concat!(
     // Python, JavaScript: an eval of a decoding.
-    r"(?m)\b(?:eval|exec|execSync|system|popen|Function|compile)\s*\([^\n]{0,60}?(?:b64decode|decodebytes|base64\.decode|codecs\.decode|zlib\.decompress|fromhex|unhexlify|a2b_base64|a2b_hex|marshal\.loads|atob\s*\(|Buffer\.from\s*\(|decodeURIComponent|unescape\s*\(|fromCharCode|\bchr\s*\()",
+    r"(?m)(?:\b(?:eval|exec|execSync|system|popen|Function)|(?:^|[^.\w])compile)\s*\([^\n]{0,60}?(?:b64decode|decodebytes|base64\.decode|codecs\.decode|zlib\.decompress|fromhex|unhexlify|a2b_base64|a2b_hex|marshal\.loads|atob\s*\(|Buffer\.from\s*\(|decodeURIComponent|unescape\s*\(|fromCharCode|\bchr\s*\()",
     // A shell decoding piped to a shell or an interpreter.
     r#"|\b(?:base64\s+(?:-\w+\s+)*(?:-d|--decode|-D)|xxd\s+(?:-\w+\s+)*-r|openssl\s+(?:base64|enc)\b[^|\n]*\s-d|tr\s+['"]?(?:A-Za-z|a-zA-Z)['"]?\s+['"]?(?:N-ZA-Mn-za-m|n-za-mN-ZA-M)|rev)\b[^\n|]*\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k)?sh|python[23]?|perl|ruby|node|php)\b"#,
     // Escapes printed into a shell, or into a command substitution that runs.
@@ -34,7 +34,7 @@ pub(crate) static DECODE_AND_RUN: LazyLock<Regex> = security_regex!(concat!(
     r#"|\b(?:ba|z)?sh\s+-c\s+['"]?\$\([^)\n]*\b(?:base64|xxd|printf|rev\b|tr\s)"#,
     // PowerShell.
     r"|\b(?:iex|Invoke-Expression)\b[^\n]*(?:FromBase64String|GetString|-join\b|\[char\])|(?:FromBase64String|GetString)[^\n]*\|\s*(?:iex|Invoke-Expression)\b",
-    r"|\b(?:powershell|pwsh)(?:\.exe)?\s+[^\n]*-(?:e|ec|en|enc|enco|encodedcommand)\s+[A-Za-z0-9+/=]{16,}",
+    r"|(?i:\b(?:powershell|pwsh)(?:\.exe)?\s+[^\n]*-(?:e|ec|en|enc|enco|encodedcommand)\s+[A-Za-z0-9+/=]{16,})",
     r"|\bnew\s+Function\s*\(\s*(?:atob|Buffer\.from|decodeURIComponent|unescape|String\.fromCharCode)",
 ));
 

@@ -115,7 +115,11 @@ fn utf16(text: &[u8]) -> Option<String> {
 /// pieces, or stored in base64 or hex), but those a comment suppresses.
 fn secrets_in(text: &[u8]) -> Vec<Secret> {
     let mut found = secrets_as_written(text);
-    if let Some(view) = reading::view(&String::from_utf8_lossy(text)) {
+    let text_read = match std::str::from_utf8(text) {
+        Ok(valid) => std::borrow::Cow::Borrowed(valid),
+        Err(_) => String::from_utf8_lossy(text),
+    };
+    if let Some(view) = reading::view(&text_read) {
         for secret in secrets_as_written(view.as_bytes()) {
             if !found.iter().any(|known| known.line == secret.line) {
                 found.push(secret);

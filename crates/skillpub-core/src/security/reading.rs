@@ -47,7 +47,7 @@ const ENCODED: usize = 16;
 #[must_use]
 pub fn view(text: &str) -> Option<String> {
     let mut out = String::with_capacity(text.len() + 64);
-    let mut names: HashMap<String, String> = HashMap::new();
+    let mut names = Names::new();
     let mut changed = false;
     let mut lines = text.split('\n').peekable();
     while let Some(first) = lines.next() {
@@ -62,6 +62,17 @@ pub fn view(text: &str) -> Option<String> {
             owned.truncate(owned.trim_end().len());
             owned.push(' ');
             owned.push_str(next.trim_start());
+            joined = Cow::Owned(owned);
+            taken += 1;
+        }
+        // A call whose arguments go on over the next lines is read as one statement.
+        let mut depth = open_parentheses(&joined);
+        while depth > 0 && taken < CALL_LINES && opens_a_call(&joined) {
+            let Some(next) = lines.next() else { break };
+            depth += open_parentheses(next);
+            let mut owned = joined.into_owned();
+            owned.push(' ');
+            owned.push_str(next.trim());
             joined = Cow::Owned(owned);
             taken += 1;
         }
@@ -87,6 +98,21 @@ pub fn view(text: &str) -> Option<String> {
         }
     }
     changed.then_some(out)
+}
+
+/// How many lines a call's arguments are read over at most.
+const CALL_LINES: usize = 8;
+
+/// How many more `(` than `)` a line has.
+fn open_parentheses(line: &str) -> isize {
+    let bytes = line.as_bytes();
+    memchr::memchr_iter(b'(', bytes).count() as isize
+        - memchr::memchr_iter(b')', bytes).count() as isize
+}
+
+/// Whether a line ends where a call's arguments go on: after `(`, `{`, `[` or `,`.
+fn opens_a_call(line: &str) -> bool {
+    line.trim_end().ends_with(['(', '{', '[', ','])
 }
 
 /// Whether `c` is read by a model and not shown to a person: tag characters, zero-width
@@ -116,14 +142,18 @@ pub fn is_invisible(c: char) -> bool {
 /// mathematical letters. A Russian or Greek sentence keeps its letters.
 #[must_use]
 pub fn fold(line: &str) -> Cow<'_, str> {
-    if line.is_ascii() {
+    if line.is_ascii()
+        || !line
+            .chars()
+            .any(|c| is_invisible(c) || lookalike(c).is_some())
+    {
         return Cow::Borrowed(line);
     }
     let (mut ascii, mut other) = (0usize, 0usize);
     for c in line.chars() {
         if c.is_ascii_alphabetic() {
             ascii += 1;
-        } else if c.is_alphabetic() && lookalike(c).is_none() {
+        } else if is_letter(c) && lookalike(c).is_none() {
             other += 1;
         }
     }
@@ -151,7 +181,7 @@ pub fn fold(line: &str) -> Cow<'_, str> {
             changed = true;
             continue;
         }
-        if c.is_alphanumeric() {
+        if c.is_ascii_alphanumeric() || is_letter(c) {
             has_ascii |= c.is_ascii_alphabetic();
             has_lookalike |= lookalike(c).is_some();
             word.push(c);
@@ -177,6 +207,16 @@ pub fn fold(line: &str) -> Cow<'_, str> {
     } else {
         Cow::Borrowed(line)
     }
+}
+
+/// Whether a character that is not ASCII is read as a letter of a word: any but the
+/// punctuation, symbols, arrows, box drawing, emoji and CJK punctuation blocks (a table of
+/// Unicode's letters would cost more than the folding).
+fn is_letter(c: char) -> bool {
+    let code = u32::from(c);
+    code >= 0x80
+        && !matches!(code, 0x80..=0xBF | 0xD7 | 0xF7 | 0x2000..=0x2BFF | 0x3000..=0x303F | 0xFE00..=0xFE6F | 0xFF00..=0xFF0F | 0x1F000..=0x1FAFF)
+        && !is_invisible(c)
 }
 
 /// Whether `c` is a lookalike that no ordinary text writes: fullwidth and mathematical
@@ -244,19 +284,72 @@ fn lookalike(c: char) -> Option<char> {
     Some(ascii)
 }
 
+/// The variables set to literals on the lines read so far: each value, and whether it was
+/// built from pieces. A line's every word is looked up, so the lengths and first letters of
+/// the names are kept apart to answer most lookups without hashing.
+#[derive(Debug, Default)]
+struct Names {
+    values: HashMap<String, (String, bool)>,
+    /// Bit `n % 64` for every name of length `n`, and bit `b % 128` for every first byte.
+    lengths: u64,
+    firsts: u128,
+}
+
+impl Names {
+    fn new() -> Self {
+        Self::default()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    fn contains_key(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    fn get(&self, name: &str) -> Option<&(String, bool)> {
+        let first = *name.as_bytes().first()?;
+        let maybe =
+            self.lengths & (1 << (name.len() % 64)) != 0 && self.firsts & (1 << (first % 128)) != 0;
+        maybe.then(|| self.values.get(name)).flatten()
+    }
+
+    fn insert(&mut self, name: String, value: (String, bool)) {
+        if let Some(&first) = name.as_bytes().first() {
+            self.lengths |= 1 << (name.len() % 64);
+            self.firsts |= 1 << (first % 128);
+        }
+        self.values.insert(name, value);
+    }
+
+    fn remove(&mut self, name: &str) {
+        self.values.remove(name);
+    }
+}
+
 /// One piece of an expression on a line: a string literal, or a name.
 #[derive(Debug)]
-struct Atom {
+struct Atom<'l> {
     start: usize,
     end: usize,
     /// The literal's text (escapes left as written), or the name's value if one is known.
-    value: Option<String>,
+    value: Option<&'l str>,
     literal: bool,
+    /// Whether it is a name whose value was built from pieces.
+    built: bool,
 }
 
 /// What the string pieces of `line` mean beyond what it shows; `names` holds the variables
 /// set to literals on the lines before, and takes those this line sets.
-fn meanings(line: &str, names: &mut HashMap<String, String>) -> Vec<String> {
+fn meanings(line: &str, names: &mut Names) -> Vec<String> {
+    if !may_mean_more(line, names) {
+        return Vec::new();
+    }
     let atoms = atoms(line, names);
     let mut out = Vec::new();
     let push = |meaning: String, out: &mut Vec<String>| {
@@ -267,19 +360,21 @@ fn meanings(line: &str, names: &mut HashMap<String, String>) -> Vec<String> {
     // Pieces joined: by `+`, `.` or `..`, or touching; each chain of pieces whose values
     // are all known read whole, and the line once more with every such chain and every known
     // name replaced by its value.
-    let mut chains: Vec<Vec<&Atom>> = Vec::new();
+    let mut chains: Vec<Vec<&Atom<'_>>> = Vec::new();
     for atom in &atoms {
         match chains.last_mut() {
             Some(chain) if joined_to(line, chain[chain.len() - 1], atom) => chain.push(atom),
             _ => chains.push(vec![atom]),
         }
     }
+    let target = assigned_at(line);
     let mut replaced = String::new();
     let mut copied = 0;
-    for chain in &chains {
+    let mut built = false;
+    for chain in chains.iter().filter(|chain| Some(chain[0].start) != target) {
         let Some(values) = chain
             .iter()
-            .map(|atom| atom.value.as_deref())
+            .map(|atom| atom.value)
             .collect::<Option<Vec<&str>>>()
         else {
             continue;
@@ -291,61 +386,157 @@ fn meanings(line: &str, names: &mut HashMap<String, String>) -> Vec<String> {
         replaced.push_str(&line[copied..chain[0].start]);
         replaced.push_str(&joined);
         copied = chain[chain.len() - 1].end;
+        built |= chain.len() >= 2 || chain.iter().any(|atom| atom.built);
         if chain.len() >= 2 {
             decodings(&joined, &mut |meaning| push(meaning, &mut out));
             push(joined, &mut out);
         }
     }
-    if copied > 0 {
+    if built {
         replaced.push_str(&line[copied..]);
         push(replaced, &mut out);
     }
     // Arrays joined.
-    if let Some(joined) = array_joined(line, &atoms) {
+    if atoms.iter().filter(|atom| atom.literal).count() >= 2
+        && let Some(joined) = array_joined(line, &atoms)
+    {
         push(joined, &mut out);
     }
     // Literals decoded.
     for atom in atoms.iter().filter(|atom| atom.literal) {
-        let value = atom.value.as_deref().unwrap_or_default();
+        let value = atom.value.unwrap_or_default();
         decodings(value, &mut |meaning| push(meaning, &mut out));
-        let unescaped = unescape(value);
-        if unescaped != value && escapes(value) >= 2 {
-            push(unescaped, &mut out);
+        if value.contains('\\') && escapes(value) >= 2 {
+            push(unescape(value), &mut out);
         }
     }
-    if let Some(codes) = char_codes(line) {
+    // A shell's double quotes expand the variables inside them.
+    for atom in atoms
+        .iter()
+        .filter(|atom| atom.literal && line.as_bytes()[atom.start] == b'"')
+    {
+        if let Some(expanded) = expanded(line, atom, names) {
+            push(expanded, &mut out);
+        }
+    }
+    let calls = memchr::memchr2(b'(', b']', line.as_bytes()).is_some();
+    if let Some(codes) = calls.then(|| char_codes(line)).flatten() {
         push(codes, &mut out);
     }
-    if rot13_named(line) {
+    if calls && rot13_named(line) {
         for atom in atoms.iter().filter(|atom| atom.literal) {
-            let value = atom.value.as_deref().unwrap_or_default();
+            let value = atom.value.unwrap_or_default();
             if value.len() >= 4 {
                 push(rot13(value), &mut out);
             }
         }
     }
-    // An unquoted word that a shell line decodes (`echo Y3Vy... | base64 -d`).
-    for word in line.split([' ', '\t', '|', ';', '(', ')']) {
-        if word.len() >= ENCODED && !word.contains(['"', '\'', '`']) {
-            decodings(word, &mut |meaning| push(meaning, &mut out));
+    // An unquoted word that a shell line decodes (`echo Y3Vy... | base64 -d`), or a value
+    // of a configuration.
+    for word in encoded_runs(line) {
+        decodings(word, &mut |meaning| push(meaning, &mut out));
+    }
+    let mut remembered_all = Vec::new();
+    if line.contains("; ") && line.matches('=').count() > 1 {
+        // Several statements on a line: each may set a variable.
+        for statement in line.split("; ") {
+            remembered_all.extend(remembered(statement, &self::atoms(statement, names), names));
+        }
+    } else {
+        remembered_all.extend(remembered(line, &atoms, names));
+    }
+    drop(atoms);
+    for remembered in remembered_all {
+        match remembered {
+            (name, Some(value)) => {
+                names.insert(name, value);
+            }
+            (name, None) => {
+                names.remove(&name);
+            }
         }
     }
-    remember(line, &atoms, names);
     out.into_iter()
         .map(|meaning| meaning.replace(['\n', '\r'], "; "))
         .collect()
 }
 
+/// Whether `line` may mean more than it shows: it has a string literal, a shell variable, an
+/// assignment, a name that may have been set to a literal, character codes, or a run of
+/// base64 long enough to decode. Most lines of prose have none, and are read no further.
+fn may_mean_more(line: &str, names: &Names) -> bool {
+    let bytes = line.as_bytes();
+    if !names.is_empty()
+        || memchr::memchr3(b'"', b'\'', b'`', bytes).is_some()
+        || memchr::memchr2(b'$', b'=', bytes).is_some()
+    {
+        return true;
+    }
+    if line.contains("Char") || line.contains("chr(") || line.contains("[char]") {
+        return true;
+    }
+    encoded_runs(line).next().is_some()
+}
+
+/// The runs of at least [`ENCODED`] characters of base64 (or hex) on a line, unquoted.
+fn encoded_runs(line: &str) -> impl Iterator<Item = &str> {
+    let bytes = line.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while at < bytes.len() {
+            let start = at;
+            while at < bytes.len() && is_encoded(bytes[at]) {
+                at += 1;
+            }
+            if at - start >= ENCODED {
+                return Some(&line[start..at]);
+            }
+            at += 1;
+        }
+        None
+    })
+}
+
+/// Whether a byte may be part of base64 text, standard or URL-safe.
+fn is_encoded(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'/' | b'=')
+}
+
+/// Where the name that `line` assigns to starts (`a=`, `const a =`, `$a =`), if it does.
+fn assigned_at(line: &str) -> Option<usize> {
+    let trimmed = line.trim_start();
+    let rest = [
+        "export ",
+        "local ",
+        "const ",
+        "let ",
+        "var ",
+        "readonly ",
+        "set ",
+    ]
+    .iter()
+    .find_map(|keyword| trimmed.strip_prefix(keyword))
+    .unwrap_or(trimmed);
+    let length = rest
+        .trim_start_matches('$')
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        .count();
+    let after = rest.trim_start_matches('$')[length..].trim_start();
+    (length > 0 && after.starts_with('=') && !after.starts_with("=="))
+        .then(|| line.len() - rest.len())
+}
+
 /// Whether `next` continues the expression that `last` ends: `+`, `.` or `..` between
 /// them, or nothing at all (`"cu""rl"`, `$a$b`).
-fn joined_to(line: &str, last: &Atom, next: &Atom) -> bool {
+fn joined_to(line: &str, last: &Atom<'_>, next: &Atom<'_>) -> bool {
     last.end == next.start || matches!(line[last.end..next.start].trim(), "+" | "." | "..")
 }
 
 /// The atoms of `line`: its string literals (`"..."`, `'...'`, `` `...` ``, each closed on the
 /// line) and its names (`$name`, `${name}`, `$env:name`, and bare identifiers), each name
 /// with its value if `names` knows it.
-fn atoms(line: &str, names: &HashMap<String, String>) -> Vec<Atom> {
+fn atoms<'l>(line: &'l str, names: &'l Names) -> Vec<Atom<'l>> {
     let bytes = line.as_bytes();
     let mut atoms = Vec::new();
     let mut at = 0;
@@ -368,9 +559,11 @@ fn atoms(line: &str, names: &HashMap<String, String>) -> Vec<Atom> {
                 atoms.push(Atom {
                     start: at,
                     end: end + 1,
-                    value: Some(line[at + 1..end].to_owned()),
+                    value: Some(&line[at + 1..end]),
                     literal: true,
+                    built: false,
                 });
+
                 at = end + 1;
             }
             b'$' => {
@@ -392,11 +585,13 @@ fn atoms(line: &str, names: &HashMap<String, String>) -> Vec<Atom> {
                 } else {
                     name_end
                 };
+                let known = names.get(&line[name_start..name_end]);
                 atoms.push(Atom {
                     start: at,
                     end,
-                    value: names.get(&line[name_start..name_end]).cloned(),
+                    value: known.map(|(value, _)| value.as_str()),
                     literal: false,
+                    built: known.is_some_and(|(_, built)| *built),
                 });
                 at = end;
             }
@@ -407,12 +602,13 @@ fn atoms(line: &str, names: &HashMap<String, String>) -> Vec<Atom> {
                         .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
                         .count();
                 let word = &line[at..end];
-                if let Some(value) = names.get(word) {
+                if let Some((value, built)) = names.get(word) {
                     atoms.push(Atom {
                         start: at,
                         end,
-                        value: Some(value.clone()),
+                        value: Some(value.as_str()),
                         literal: false,
+                        built: *built,
                     });
                 }
                 at = end;
@@ -423,9 +619,69 @@ fn atoms(line: &str, names: &HashMap<String, String>) -> Vec<Atom> {
     atoms
 }
 
+/// A double-quoted literal with the variables inside it replaced by their values, if two of
+/// them touch (`"$a$b"`) or one was built from pieces: what the shell runs.
+fn expanded(line: &str, literal: &Atom<'_>, names: &Names) -> Option<String> {
+    let inner = atoms_of_names(line, literal.start + 1, literal.end - 1, names);
+    let touching = inner.windows(2).any(|pair| pair[0].end == pair[1].start);
+    let built = inner.iter().any(|atom| atom.built);
+    if !(touching || built) || inner.iter().any(|atom| atom.value.is_none()) {
+        return None;
+    }
+    let mut out = String::new();
+    let mut copied = literal.start + 1;
+    for atom in &inner {
+        out.push_str(&line[copied..atom.start]);
+        out.push_str(atom.value.unwrap_or_default());
+        copied = atom.end;
+    }
+    out.push_str(&line[copied..literal.end - 1]);
+    Some(out)
+}
+
+/// The names of `line[from..to]` (`$a`, `${a}`), as atoms.
+fn atoms_of_names<'l>(line: &'l str, from: usize, to: usize, names: &'l Names) -> Vec<Atom<'l>> {
+    let bytes = line.as_bytes();
+    let mut atoms = Vec::new();
+    let mut at = from;
+    while let Some(found) = memchr::memchr(b'$', &bytes[at..to]) {
+        let dollar = at + found;
+        let (name_start, braced) = match bytes.get(dollar + 1) {
+            Some(b'{') => (dollar + 2, true),
+            _ => (dollar + 1, false),
+        };
+        let name_end = name_start
+            + bytes[name_start.min(to)..to]
+                .iter()
+                .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                .count();
+        let end = if braced && name_end < to && bytes[name_end] == b'}' {
+            name_end + 1
+        } else {
+            name_end
+        };
+        if name_end > name_start {
+            let known = names.get(&line[name_start..name_end]);
+            atoms.push(Atom {
+                start: dollar,
+                end,
+                value: known.map(|(value, _)| value.as_str()),
+                literal: false,
+                built: known.is_some_and(|(_, built)| *built),
+            });
+        }
+        at = end.max(dollar + 1);
+    }
+    atoms
+}
+
 /// Remembers the variable that `line` sets to one literal or one bare word (`a=cu`, `b =
 /// "rl"`, `const c = 'ur'`, `$d = 'l'`), or to pieces whose values are all known.
-fn remember(line: &str, atoms: &[Atom], names: &mut HashMap<String, String>) {
+fn remembered(
+    line: &str,
+    atoms: &[Atom<'_>],
+    names: &Names,
+) -> Option<(String, Option<(String, bool)>)> {
     let trimmed = line.trim_start();
     let rest = [
         "export ",
@@ -445,19 +701,17 @@ fn remember(line: &str, atoms: &[Atom], names: &mut HashMap<String, String>) {
         .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
         .count();
     if name_length == 0 || rest.as_bytes()[0].is_ascii_digit() {
-        return;
+        return None;
     }
     let (name, after) = rest.split_at(name_length);
-    let Some(value) = after.trim_start().strip_prefix('=') else {
-        return;
-    };
+    let value = after.trim_start().strip_prefix('=')?;
     if value.starts_with('=') {
-        return;
+        return None;
     }
     // Where the value starts on the line: it is a part of it.
     let value_start = value.as_ptr() as usize - line.as_ptr() as usize;
     let value = value.trim().trim_end_matches(';').trim_end();
-    let pieces: Vec<&Atom> = atoms
+    let pieces: Vec<&Atom<'_>> = atoms
         .iter()
         .filter(|atom| atom.start >= value_start)
         .collect();
@@ -467,57 +721,53 @@ fn remember(line: &str, atoms: &[Atom], names: &mut HashMap<String, String>) {
             && value
                 .bytes()
                 .all(|b| b.is_ascii_graphic() && !b"$()`;|&<>".contains(&b)))
-        .then(|| value.to_owned())
+        .then(|| (value.to_owned(), false))
     } else if pieces.iter().all(|atom| atom.value.is_some()) {
         let covered: usize = pieces.iter().map(|atom| atom.end - atom.start).sum();
         let operators = value.len().saturating_sub(covered);
         (operators <= 2 * pieces.len()).then(|| {
-            pieces
+            let joined = pieces
                 .iter()
-                .map(|atom| unescape(atom.value.as_deref().unwrap_or_default()))
-                .collect()
+                .map(|atom| unescape(atom.value.unwrap_or_default()))
+                .collect();
+            let built = pieces.len() >= 2 || pieces.iter().any(|atom| atom.built);
+            (joined, built)
         })
     } else {
         None
     };
-    match known {
-        Some(value)
-            if value.len() <= VALUE && (names.len() < NAMES || names.contains_key(name)) =>
-        {
-            names.insert(name.to_owned(), value);
-        }
-        _ => {
-            names.remove(name);
-        }
-    }
+    let kept = known.filter(|(value, _)| {
+        value.len() <= VALUE && (names.len() < NAMES || names.contains_key(name))
+    });
+    Some((name.to_owned(), kept))
 }
 
 /// The literals of an array that the line joins (`['cu','rl'].join('')`, `"".join(["cu",
 /// "rl"])`, `-join ('cu','rl')`), joined.
-fn array_joined(line: &str, atoms: &[Atom]) -> Option<String> {
+fn array_joined(line: &str, atoms: &[Atom<'_>]) -> Option<String> {
     let join = line.find("join")?;
     // The literals between the nearest brackets around the list: those before `.join`, or
     // those after `join(` / `-join`.
-    let before: Vec<&Atom> = atoms
+    let before: Vec<&Atom<'_>> = atoms
         .iter()
         .filter(|atom| atom.literal && atom.end <= join)
         .collect();
-    let after: Vec<&Atom> = atoms
+    let after: Vec<&Atom<'_>> = atoms
         .iter()
         .filter(|atom| atom.literal && atom.start > join)
         .collect();
-    let list = |atoms: &[&Atom]| -> Option<String> {
-        let pieces: Vec<&&Atom> = atoms
+    let list = |atoms: &[&Atom<'_>]| -> Option<String> {
+        let pieces: Vec<&&Atom<'_>> = atoms
             .iter()
             .filter(|atom| {
-                let value = atom.value.as_deref().unwrap_or_default();
+                let value = atom.value.unwrap_or_default();
                 !value.is_empty() && value != " "
             })
             .collect();
         (pieces.len() >= 2).then(|| {
             pieces
                 .iter()
-                .map(|atom| unescape(atom.value.as_deref().unwrap_or_default()))
+                .map(|atom| unescape(atom.value.unwrap_or_default()))
                 .collect()
         })
     };
