@@ -5,7 +5,8 @@ false positives, and time.
 
 Two sets of folders:
 
-* the corpus of `crates/skillpub-advice/tests/security_corpus.rs`, unsafe skills and
+* the corpus of `crates/skillpub-advice/tests/security_corpus/` (`first.rs`, the cases the
+  rules were written with; `second.rs`, cases written without reading them), unsafe skills and
   safe-but-suspicious ones, each with the codes it must and must not get; write it with
   `SKILLPUB_SECURITY_CORPUS=DIR cargo test -p skillpub-advice --test security_corpus`;
 * real public skill folders, one path per line in a list (`--corpus`), for the share of skills
@@ -35,14 +36,19 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 
-FAMILIES = ["secret", "hidden-text", "injection", "exfiltration", "script"]
+FAMILIES = ["secret", "hidden-text", "injection", "exfiltration", "script", "obfuscation"]
 
 
-def skillpub_family(code):
-    """The family of a skillpub code, or None for a code outside the security review."""
-    if code.startswith("security."):
-        return code[len("security."):]
-    return None
+def skillpub_family(code, message=""):
+    """The family of a skillpub code, or None for a code outside the security review. Before
+    `security.obfuscation` (skillpub 0.1 of the first pass, `--skillpub` of an older build),
+    decoded code and base64 blobs were `security.script` findings: they count as obfuscation."""
+    if not code.startswith("security."):
+        return None
+    family = code[len("security."):]
+    if family == "script" and ("decodes" in message or "base64 blob" in message):
+        return "obfuscation"
+    return family
 
 
 # Cisco's rules about what the security review does not look for, whatever their category:
@@ -69,7 +75,9 @@ def cisco_family(finding):
         return "injection"
     if category == "data_exfiltration":
         return "exfiltration"
-    if category in ("command_injection", "obfuscation", "resource_abuse", "unauthorized_tool_use", "supply_chain", "malware", "system_manipulation"):
+    if category == "obfuscation" or rule.startswith("OBFUSCATION_"):
+        return "obfuscation"
+    if category in ("command_injection", "resource_abuse", "unauthorized_tool_use", "supply_chain", "malware", "system_manipulation"):
         return "script"
     return None
 
@@ -86,7 +94,7 @@ def run_skillpub(binary, folders):
         report = json.loads(out.stdout)
     findings = []
     for item in report["problems"] + report["advice"]:
-        family = skillpub_family(item["code"])
+        family = skillpub_family(item["code"], item.get("message", ""))
         if family:
             findings.append({"family": family, "file": item["file"], "line": item.get("line"), "code": item["code"], "message": item["message"]})
     return min(times), times, findings
@@ -135,15 +143,20 @@ def cases(args):
             if family:
                 theirs[name].add(family)
     print(f"## The corpus of {len(table)} cases ({sum(not c['safe'] for c in table)} unsafe, {sum(c['safe'] for c in table)} safe)\n")
-    print("| Family | Unsafe cases | skillpub finds | Cisco finds | Safe cases flagged by skillpub | by Cisco |")
+    print("| Family | Unsafe cases | skillpub finds (recall) | Cisco finds (recall) | Safe cases flagged by skillpub | by Cisco |")
     print("|---|---|---|---|---|---|")
     safe = [c for c in table if c["safe"]]
+    recall = lambda found, total: f"{found} ({found / total:.2f})" if total else "0"
     for family in FAMILIES:
         code = "security." + family
         unsafe = [c for c in table if code in c["must"]]
-        print(f"| {family} | {len(unsafe)} | {sum(family in ours[c['name']] for c in unsafe)} | "
-              f"{sum(family in theirs[c['name']] for c in unsafe)} | "
+        print(f"| {family} | {len(unsafe)} | {recall(sum(family in ours[c['name']] for c in unsafe), len(unsafe))} | "
+              f"{recall(sum(family in theirs[c['name']] for c in unsafe), len(unsafe))} | "
               f"{sum(family in ours[c['name']] for c in safe)} | {sum(family in theirs[c['name']] for c in safe)} |")
+    unsafe = [c for c in table if not c["safe"]]
+    ours_whole = sum(all(f[len("security."):] in ours[c["name"]] for f in c["must"]) for c in unsafe)
+    theirs_whole = sum(all(f[len("security."):] in theirs[c["name"]] for f in c["must"]) for c in unsafe)
+    print(f"| all unsafe (every family a case must get) | {len(unsafe)} | {recall(ours_whole, len(unsafe))} | {recall(theirs_whole, len(unsafe))} | | |")
     flagged_ours = sum(bool(ours[c["name"]]) for c in safe)
     flagged_theirs = sum(bool(theirs[c["name"]]) for c in safe)
     print(f"\nSafe cases with any finding: skillpub {flagged_ours} of {len(safe)}, Cisco {flagged_theirs} of {len(safe)}.")

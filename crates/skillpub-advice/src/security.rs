@@ -219,12 +219,21 @@ fn finding(rule: AdviceRule, text: &Text<'_>, offset: usize, what: &str, rest: &
         0,
         QUOTE,
     );
+    let written = text.written_line_of(offset);
     Advice::in_file(
         rule,
-        format!("line {line} {what} (\"{quote}\"); {rest}"),
+        format!("line {written} {what} (\"{quote}\"); {rest}"),
         text.path,
-        Some(line),
+        Some(written),
     )
+}
+
+/// Whether `advice` already has a finding on the line of `text` that byte `at` was written on.
+fn found_at(advice: &[Advice], text: &Text<'_>, at: usize) -> bool {
+    let line = text.written_line_of(at);
+    advice
+        .iter()
+        .any(|advice| advice.file() == text.path && advice.line() == Some(line))
 }
 
 /// Whether a match is a regular expression that looks for the command rather than the

@@ -14,7 +14,7 @@ use super::super::{Advice, AdviceRule, Input};
 use super::flow::Sink;
 use super::text::{Kind, Text};
 use super::triggers::Family;
-use super::{ILLUSTRATIVE, finding, first_bytes, instructions, last_bytes};
+use super::{ILLUSTRATIVE, finding, first_bytes, found_at, instructions, last_bytes};
 
 /// The files and folders that hold credentials or the machine's secrets: a private SSH key,
 /// AWS's credentials, or the whole `~/.ssh` or `~/.aws` folder of a home (named from its
@@ -273,11 +273,7 @@ pub(crate) fn exfiltration(input: &Input<'_>) -> Vec<Advice> {
         }
     }
     for (text, at) in input.flows(Sink::Sent) {
-        let line = text.line_of(at);
-        if !advice
-            .iter()
-            .any(|advice| advice.file() == text.path && advice.line() == Some(line))
-        {
+        if !found_at(&advice, text, at) {
             advice.push(finding(
                 AdviceRule::SecurityExfiltration,
                 text,

@@ -16,6 +16,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 use regex::Regex;
+use skillpub_core::security::reading;
 
 use super::super::clock::Clock;
 use super::ILLUSTRATIVE;
@@ -445,37 +446,8 @@ fn words(code: &str) -> Vec<(usize, &str)> {
 /// The variable a line sets: `NAME=`, `export NAME=`, `local NAME=`, `NAME = `, `const NAME
 /// =`, `$NAME =`, `read -r NAME`, `with ... as NAME:`, `for NAME in`.
 fn assigned(code: &str) -> Option<&str> {
-    let trimmed = code.trim_start();
-    let rest = [
-        "export ",
-        "local ",
-        "const ",
-        "let ",
-        "var ",
-        "readonly ",
-        "declare ",
-    ]
-    .iter()
-    .find_map(|keyword| trimmed.strip_prefix(keyword))
-    .unwrap_or(trimmed);
-    let rest = rest.strip_prefix('$').unwrap_or(rest);
-    let length = rest
-        .bytes()
-        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
-        .count();
-    if length > 0 {
-        let after = rest[length..].trim_start();
-        let after = after.strip_prefix(':').map_or(after, |typed| {
-            typed
-                .trim_start()
-                .trim_start_matches(|c: char| {
-                    c.is_alphanumeric() || c == '_' || c == '[' || c == ']'
-                })
-                .trim_start()
-        });
-        if (after.starts_with('=') && !after.starts_with("==")) || after.starts_with("+=") {
-            return Some(&rest[..length]);
-        }
+    if let Some(assignment) = reading::assignment(code) {
+        return Some(assignment.name);
     }
     if let Some(at) = code.find(" as ") {
         let name = code[at + 4..].trim_end_matches(':').trim();

@@ -19,7 +19,7 @@ use super::super::{Advice, AdviceRule, Input};
 use super::flow::Sink;
 use super::text::Text;
 use super::triggers::Family;
-use super::{finding, instructions};
+use super::{finding, found_at, instructions};
 
 /// Decoding piped into a shell or run by an interpreter's eval, each pattern starting with
 /// literal words.
@@ -109,11 +109,7 @@ pub(crate) fn obfuscation(input: &Input<'_>) -> Vec<Advice> {
         }
     }
     for (text, at) in input.flows(Sink::RunDecoded) {
-        let line = text.line_of(at);
-        if !advice
-            .iter()
-            .any(|advice| advice.file() == text.path && advice.line() == Some(line))
-        {
+        if !found_at(&advice, text, at) {
             let (what, fix) = DECODED_FINDING;
             advice.push(finding(
                 AdviceRule::SecurityObfuscation,
@@ -126,11 +122,7 @@ pub(crate) fn obfuscation(input: &Input<'_>) -> Vec<Advice> {
     }
     for text in &input.texts {
         for at in blobs(text, clock) {
-            let line = text.line_of(at);
-            let found = advice
-                .iter()
-                .any(|advice| advice.file() == text.path && advice.line() == Some(line));
-            if !found && !text.is_example(line) {
+            if !found_at(&advice, text, at) && !text.is_example(text.line_of(at)) {
                 let (what, fix) = BLOB_FINDING;
                 advice.push(finding(
                     AdviceRule::SecurityObfuscation,

@@ -19,7 +19,7 @@ use regex::Regex;
 use super::super::{Advice, AdviceRule, Input};
 use super::flow::Sink;
 use super::triggers::Family;
-use super::{finding, instructions};
+use super::{finding, found_at, instructions};
 
 /// One kind of risky command: its pattern, what the finding says it does, why it matters
 /// and how to fix it, and a pattern that, found on the line, makes it ordinary.
@@ -151,11 +151,7 @@ pub(crate) fn script(input: &Input<'_>) -> Vec<Advice> {
         }
     }
     for (text, at) in input.flows(Sink::RunFetched) {
-        let line = text.line_of(at);
-        if !advice
-            .iter()
-            .any(|advice| advice.file() == text.path && advice.line() == Some(line))
-        {
+        if !found_at(&advice, text, at) {
             advice.push(finding(
                 AdviceRule::SecurityScript,
                 text,

@@ -363,3 +363,15 @@ fn a_secret_in_prose_is_sent_by_a_verb_before_or_after_it() {
         assert_eq!(!found.is_empty(), sent, "{sentence}: {found:?}");
     }
 }
+
+#[test]
+fn a_statement_read_over_several_lines_is_reported_where_each_part_was_written() {
+    let script = "#!/bin/sh\nreturn CheckResult(\n    name=\"Nextflow\",\n    fix=\"curl -s https://get.acme-tools.io/i | bash\"\n)\ncurl -s https://get.acme-tools.io/i \\\n  | bash\n";
+    assert_eq!(
+        review("", &[("scripts/a.py", script)]),
+        [
+            (SCRIPT, "scripts/a.py".to_owned(), Some(4)),
+            (SCRIPT, "scripts/a.py".to_owned(), Some(6)),
+        ]
+    );
+}

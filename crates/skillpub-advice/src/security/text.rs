@@ -61,6 +61,9 @@ pub(crate) struct Text<'a> {
     blocks: Vec<(Range<usize>, bool, bool)>,
     /// For each family, the lines that hold one of its words.
     triggered: [Vec<u64>; FAMILIES],
+    /// For a reading, where its bytes were written ([`reading::view_with_lines`]); empty for
+    /// a file as it is written.
+    written_on: Vec<(usize, u64)>,
 }
 
 impl<'a> Text<'a> {
@@ -88,8 +91,25 @@ impl<'a> Text<'a> {
     /// reads the text itself. Its lines are the file's lines.
     pub(crate) fn reading(&self, clock: &Clock) -> Option<Text<'a>> {
         clock.count(self.text.len());
-        let view = reading::view(&self.text)?;
-        Some(Self::prepared(self.path, Cow::Owned(view), clock))
+        let (view, written_on) = reading::view_with_lines(&self.text)?;
+        let mut text = Self::prepared(self.path, Cow::Owned(view), clock);
+        text.written_on = written_on;
+        Some(text)
+    }
+
+    /// The line (1-based) of the file as written that byte `offset` of this text comes from:
+    /// [`line_of`](Self::line_of) for the file itself, the line a statement's part was
+    /// written on for its reading. What a finding names, so that it and its suppression
+    /// comment are where the author wrote them.
+    pub(crate) fn written_line_of(&self, offset: usize) -> u64 {
+        if self.written_on.is_empty() {
+            return self.line_of(offset);
+        }
+        let at = self
+            .written_on
+            .partition_point(|&(start, _)| start <= offset);
+        at.checked_sub(1)
+            .map_or_else(|| self.line_of(offset), |at| self.written_on[at].1)
     }
 
     /// The file `path` with the text `text`, line ends already LF.
@@ -136,6 +156,7 @@ impl<'a> Text<'a> {
             line_starts,
             blocks,
             triggered,
+            written_on: Vec::new(),
         }
     }
 

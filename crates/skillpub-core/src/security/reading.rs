@@ -25,6 +25,8 @@ const NAMES: usize = 1024;
 /// The most a line's meanings may add, beyond its own length: a line of many variables set
 /// to long literals (`$a$a$a...`) grows no further.
 const GROWTH: usize = 1024;
+/// How many meanings a line is given at most.
+const MEANINGS: usize = 16;
 /// The shortest base64 or hex literal decoded: shorter ones are words and identifiers.
 const ENCODED: usize = 16;
 
@@ -46,41 +48,74 @@ const ENCODED: usize = 16;
 /// ```
 #[must_use]
 pub fn view(text: &str) -> Option<String> {
+    view_with_lines(text).map(|(view, _)| view)
+}
+
+/// [`view`], with the lines of `text` its bytes come from: each entry `(offset, line)` says
+/// that the bytes of the reading from `offset` on (to the next entry) are read from line
+/// `line` (1-based) of `text`. A statement joined from several lines is read on its first
+/// line, and each of its parts names the line it was written on; the meanings after a line
+/// name its first line.
+///
+/// # Example
+///
+/// ```
+/// use skillpub_core::security::reading::view_with_lines;
+///
+/// let (view, lines) = view_with_lines("curl -s https://x.io/i \\\n  | sh\n").unwrap();
+/// assert_eq!(view, "curl -s https://x.io/i | sh\n\n");
+/// assert_eq!(lines, [(0, 1), (23, 2), (27, 1), (29, 3)]);
+/// ```
+#[must_use]
+pub fn view_with_lines(text: &str) -> Option<(String, Vec<(usize, u64)>)> {
     let mut out = String::with_capacity(text.len() + 64);
+    let mut lines_of = Vec::new();
     let mut names = Names::new();
     let mut changed = false;
     let mut lines = text.split('\n').peekable();
+    let mut number = 0u64;
     while let Some(first) = lines.next() {
-        // A shell line continued with `\` is read as one, on its first line; the lines it took
-        // stay as empty lines.
-        let mut joined = Cow::Borrowed(first);
+        number += 1;
+        let folded = fold(first);
+        changed |= matches!(folded, Cow::Owned(_));
+        // A shell line continued with `\` is read as one, on its first line, and so is a call
+        // whose arguments go on over the next lines; the lines it took stay as empty lines.
+        let mut joined = folded;
+        let mut joins: Vec<(usize, u64)> = Vec::new();
         let mut taken = 0;
-        while joined.ends_with('\\') && !joined.ends_with("\\\\") {
-            let Some(next) = lines.next() else { break };
-            let mut owned = joined.into_owned();
-            owned.pop();
-            owned.truncate(owned.trim_end().len());
-            owned.push(' ');
-            owned.push_str(next.trim_start());
-            joined = Cow::Owned(owned);
-            taken += 1;
-        }
-        // A call whose arguments go on over the next lines is read as one statement.
         let mut depth = open_parentheses(&joined);
-        while depth > 0 && taken < CALL_LINES && opens_a_call(&joined) {
+        loop {
+            let continued = joined.ends_with('\\') && !joined.ends_with("\\\\");
+            let call = !continued && depth > 0 && taken < CALL_LINES && opens_a_call(&joined);
+            if !(continued || call) {
+                break;
+            }
             let Some(next) = lines.next() else { break };
-            depth += open_parentheses(next);
+            let next = fold(next);
+            changed |= matches!(next, Cow::Owned(_));
             let mut owned = joined.into_owned();
+            if continued {
+                owned.pop();
+                owned.truncate(owned.trim_end().len());
+            }
             owned.push(' ');
-            owned.push_str(next.trim());
-            joined = Cow::Owned(owned);
             taken += 1;
+            joins.push((owned.len(), number + taken as u64));
+            owned.push_str(next.trim());
+            depth += open_parentheses(&next);
+            joined = Cow::Owned(owned);
         }
-        let folded = fold(&joined);
-        let meanings = meanings(&folded, &mut names);
-        changed |= taken > 0 || matches!(folded, Cow::Owned(_)) || !meanings.is_empty();
-        out.push_str(&folded);
-        let mut room = folded.len() + GROWTH;
+        changed |= taken > 0;
+        let meanings = meanings(&joined, &mut names);
+        changed |= !meanings.is_empty();
+        let start = out.len();
+        lines_of.push((start, number));
+        lines_of.extend(joins.iter().map(|&(at, line)| (start + at, line)));
+        out.push_str(&joined);
+        if !joins.is_empty() {
+            lines_of.push((out.len(), number));
+        }
+        let mut room = joined.len() + GROWTH;
         for meaning in meanings {
             if meaning.len() + OPEN.len() + CLOSE.len() > room {
                 break;
@@ -93,11 +128,12 @@ pub fn view(text: &str) -> Option<String> {
         for _ in 0..taken {
             out.push('\n');
         }
+        number += taken as u64;
         if lines.peek().is_some() {
             out.push('\n');
         }
     }
-    changed.then_some(out)
+    changed.then_some((out, lines_of))
 }
 
 /// How many lines a call's arguments are read over at most.
@@ -352,9 +388,19 @@ fn meanings(line: &str, names: &mut Names) -> Vec<String> {
     }
     let atoms = atoms(line, names);
     let mut out = Vec::new();
+    // At most MEANINGS a line, each compared with the line once: a line of a hundred thousand
+    // literals costs what its first few do.
+    let compared = std::cell::Cell::new(0);
     let push = |meaning: String, out: &mut Vec<String>| {
-        if !meaning.is_empty() && !line.contains(meaning.as_str()) && !out.contains(&meaning) {
-            out.push(meaning);
+        if out.len() < MEANINGS
+            && compared.get() < 4 * MEANINGS
+            && !meaning.is_empty()
+            && !out.contains(&meaning)
+        {
+            compared.set(compared.get() + 1);
+            if !line.contains(meaning.as_str()) {
+                out.push(meaning);
+            }
         }
     };
     // Pieces joined: by `+`, `.` or `..`, or touching; each chain of pieces whose values
@@ -502,8 +548,30 @@ fn is_encoded(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'/' | b'=')
 }
 
-/// Where the name that `line` assigns to starts (`a=`, `const a =`, `$a =`), if it does.
-fn assigned_at(line: &str) -> Option<usize> {
+/// A variable set on a line: its name and the text of its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Assignment<'l> {
+    /// The name, without a sigil (`$`).
+    pub name: &'l str,
+    /// What follows `=` (or `+=`), untrimmed.
+    pub value: &'l str,
+}
+
+/// The variable that `line` sets, in the forms of the shell, Python, JavaScript and
+/// PowerShell: `NAME=`, `export NAME=`, `local NAME=`, `NAME = `, `NAME: str = `, `const NAME
+/// =`, `$NAME =`, `NAME +=`; not a comparison (`==`).
+///
+/// # Example
+///
+/// ```
+/// use skillpub_core::security::reading::assignment;
+///
+/// assert_eq!(assignment("export KEY=$(cat ~/.aws/credentials)").map(|a| a.name), Some("KEY"));
+/// assert_eq!(assignment("  data: bytes = b''").map(|a| a.value), Some(" b''"));
+/// assert_eq!(assignment("if a == b:"), None);
+/// ```
+#[must_use]
+pub fn assignment(line: &str) -> Option<Assignment<'_>> {
     let trimmed = line.trim_start();
     let rest = [
         "export ",
@@ -512,19 +580,41 @@ fn assigned_at(line: &str) -> Option<usize> {
         "let ",
         "var ",
         "readonly ",
+        "declare ",
         "set ",
     ]
     .iter()
     .find_map(|keyword| trimmed.strip_prefix(keyword))
     .unwrap_or(trimmed);
+    let rest = rest.strip_prefix('$').unwrap_or(rest);
     let length = rest
-        .trim_start_matches('$')
         .bytes()
         .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
         .count();
-    let after = rest.trim_start_matches('$')[length..].trim_start();
-    (length > 0 && after.starts_with('=') && !after.starts_with("=="))
-        .then(|| line.len() - rest.len())
+    if length == 0 || rest.as_bytes()[0].is_ascii_digit() {
+        return None;
+    }
+    let after = rest[length..].trim_start();
+    let after = after.strip_prefix(':').map_or(after, |typed| {
+        typed
+            .trim_start()
+            .trim_start_matches(|c: char| c.is_alphanumeric() || "_[]., ".contains(c))
+    });
+    let value = after.strip_prefix("+=").or_else(|| {
+        after
+            .strip_prefix('=')
+            .filter(|value| !value.starts_with('='))
+    })?;
+    Some(Assignment {
+        name: &rest[..length],
+        value,
+    })
+}
+
+/// Where the name that `line` assigns to starts, if it does.
+fn assigned_at(line: &str) -> Option<usize> {
+    let name = assignment(line)?.name;
+    Some(name.as_ptr() as usize - line.as_ptr() as usize)
 }
 
 /// Whether `next` continues the expression that `last` ends: `+`, `.` or `..` between
@@ -682,32 +772,7 @@ fn remembered(
     atoms: &[Atom<'_>],
     names: &Names,
 ) -> Option<(String, Option<(String, bool)>)> {
-    let trimmed = line.trim_start();
-    let rest = [
-        "export ",
-        "local ",
-        "const ",
-        "let ",
-        "var ",
-        "readonly ",
-        "set ",
-    ]
-    .iter()
-    .find_map(|keyword| trimmed.strip_prefix(keyword))
-    .unwrap_or(trimmed);
-    let rest = rest.strip_prefix('$').unwrap_or(rest);
-    let name_length = rest
-        .bytes()
-        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
-        .count();
-    if name_length == 0 || rest.as_bytes()[0].is_ascii_digit() {
-        return None;
-    }
-    let (name, after) = rest.split_at(name_length);
-    let value = after.trim_start().strip_prefix('=')?;
-    if value.starts_with('=') {
-        return None;
-    }
+    let Assignment { name, value } = assignment(line)?;
     // Where the value starts on the line: it is a part of it.
     let value_start = value.as_ptr() as usize - line.as_ptr() as usize;
     let value = value.trim().trim_end_matches(';').trim_end();
