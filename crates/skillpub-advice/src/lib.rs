@@ -1,7 +1,7 @@
 //! Authoring advice on Agent Skills: what makes a valid skill hard for an agent to pick or to
 //! use, from the Agent Skills authoring guidance and the aiSiteReady guide, and the security
 //! review of what it carries (hidden text, injected instructions, exfiltration, risky
-//! scripts). Each rule is a warning (or an info) with a stable code, never an error: the skill
+//! scripts, obfuscated commands). Each rule is a warning (or an info) with a stable code, never an error: the skill
 //! still publishes. The scale is the core's [`Severity`](skillpub_core::spec::Severity),
 //! shared with the client and the checks. Credentials, which keep a skill from publishing, are
 //! skillpub-core's (`skillpub_core::security`).

@@ -262,6 +262,15 @@ pub(crate) fn exfiltration(input: &Input<'_>) -> Vec<Advice> {
         }
     }
     for text in input.read().filter(|text| text.kind == Kind::Prose) {
+        for at in images_filled_in(text, clock) {
+            advice.push(finding(
+                AdviceRule::SecurityExfiltration,
+                text,
+                at,
+                IMAGE_WHAT,
+                FIX,
+            ));
+        }
         for at in handed_to_a_sending_script(text, input, clock) {
             advice.push(finding(
                 AdviceRule::SecurityExfiltration,
@@ -285,6 +294,44 @@ pub(crate) fn exfiltration(input: &Input<'_>) -> Vec<Advice> {
     }
     advice.sort_by(|a, b| (a.file(), a.line()).cmp(&(b.file(), b.line())));
     advice
+}
+
+/// A Markdown image whose URL has a placeholder for its query (`?d=SUMMARY`, `?q=<notes>`),
+/// the placeholder captured.
+static IMAGE_PLACEHOLDER: LazyLock<Regex> = security_regex!(
+    r"!\[[^\[\]\n]*\]\(\s*https?://[^)\s]*\?[^)\s]*=([A-Z][A-Z0-9_]{2,}|<[^>\s]+>|\$\{?\w+\}?)[)&]"
+);
+
+/// What a placeholder of an image is filled in with, said after it.
+static FILLED_WITH: LazyLock<Regex> = security_regex!(
+    r"(?i)\b(?:conversation|messages?|chat|history|transcript|summary|prompt|tokens?|passwords?|secrets?|keys?|credentials|files?|environment)\b"
+);
+
+/// How far after an image its placeholder's filling is looked for.
+const FILLING: usize = 400;
+
+/// The images of a prose file whose placeholder the text then asks to fill in with the
+/// conversation or a secret: fetching the image sends it.
+fn images_filled_in(text: &Text<'_>, clock: &Clock) -> Vec<usize> {
+    let mut found = Vec::new();
+    for &line in text.triggered(Family::Exfiltration) {
+        let line_text = text.line(line);
+        let Some(groups) = clock.captures(&IMAGE_PLACEHOLDER, line_text) else {
+            continue;
+        };
+        let (Some(image), Some(placeholder)) = (groups.get(0), groups.get(1)) else {
+            continue;
+        };
+        let start = text.line_start(line) + image.start();
+        let after = first_bytes(&text.text[start + image.len()..], FILLING);
+        let filled = after
+            .find(placeholder.as_str())
+            .is_some_and(|at| clock.is_match(&FILLED_WITH, first_bytes(&after[at..], FILLING / 2)));
+        if filled && !text.is_example(line) {
+            found.push(start);
+        }
+    }
+    found
 }
 
 /// The conversation or the system prompt handed to one of the skill's scripts, as an
@@ -336,6 +383,7 @@ fn handed_to_a_sending_script(text: &Text<'_>, input: &Input<'_>, clock: &Clock)
 /// What a finding says: what is sent, and how to fix it.
 const SENDS_WHAT: &str =
     "sends what an agent can reach to a host other than the one the task calls";
+const IMAGE_WHAT: &str = "has an image whose URL the text asks to fill in with the conversation or a secret, which fetching the image sends";
 const HANDS_WHAT: &str =
     "hands the conversation to a script of the skill that sends it to the network";
 const FLOWS_WHAT: &str = "sends a secret it read on an earlier line or in another file (a key or credential file, the environment, a browser profile, shell history, the cloud's metadata) to the network";

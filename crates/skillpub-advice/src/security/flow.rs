@@ -31,6 +31,8 @@ impl Taint {
     const SECRET: Self = Self(1);
     const FETCHED: Self = Self(2);
     const DECODED: Self = Self(4);
+    /// The address of the metadata service, which a request turns into a secret.
+    const METADATA_URL: Self = Self(8);
 
     fn has(self, other: Self) -> bool {
         self.0 & other.0 != 0
@@ -68,7 +70,7 @@ pub(crate) struct Flow {
 /// What reads a secret: a key, credential, history or browser file, the whole environment,
 /// the cloud's metadata service, a keychain.
 static SECRET_SOURCE: LazyLock<Regex> = security_regex!(concat!(
-    r"(?i)\.ssh(?:/|\\)(?:id_[\w-]*|[\w-]*_(?:rsa|ed25519|ecdsa|dsa))\b|\.aws(?:/|\\)credentials|\.netrc\b|\.git-credentials|\.docker(?:/|\\)config\.json|\.kube(?:/|\\)config|(?:^|[\s\x22'`=(/@])\.env(?:$|[\s\x22'`)]|\.local\b|\.production\b)|etc/shadow|proc/self/environ",
+    r"(?i)(?:~|\$HOME|\$\{HOME\})/\.ssh\b[\x22']?(?:\s|$)|\.ssh(?:/|\\)(?:id_[\w-]*|[\w-]*_(?:rsa|ed25519|ecdsa|dsa))\b|\.aws(?:/|\\)credentials|\.netrc\b|\.git-credentials|\.docker(?:/|\\)config\.json|\.kube(?:/|\\)config|(?:^|[\s\x22'`=(/@])\.env(?:$|[\s\x22'`)]|\.local\b|\.production\b)|etc/shadow|proc/self/environ",
     r"|\.(?:bash|zsh|python|psql|mysql|node_repl|sh)_history\b|ConsoleHost_history\.txt|\.gnupg\b|\.config(?:/|\\)gcloud\b|application_default_credentials\.json|\.azure(?:/|\\)(?:accessTokens|msal_token_cache)|\.pypirc\b|\.config(?:/|\\)gh(?:/|\\)hosts\.yml|\.terraform\.d(?:/|\\)credentials",
     r"|(?:/|\\)(?:Cookies|Login\s+Data|Web\s+Data|Local\s+State)\b|cookies\.sqlite|logins\.json|key[34]\.db|\.mozilla(?:/|\\)firefox|google-chrome|Google(?:/|\\)Chrome|BraveSoftware|Microsoft(?:/|\\)Edge(?:/|\\)User|Library(?:/|\\)Keychains|wallet\.dat|\.ethereum(?:/|\\)keystore|\.solana(?:/|\\)id\.json",
     r"|\bsecurity\s+(?:find-(?:generic|internet)-password|dump-keychain)|\bsecret-tool\s+lookup",
@@ -102,7 +104,7 @@ static FETCH: LazyLock<Regex> = security_regex!(
 
 /// What decodes.
 static DECODE: LazyLock<Regex> = security_regex!(
-    r#"(?i)\bbase64\s+(?:-\w+\s+)*(?:-d|--decode|-D)\b|\bxxd\s+(?:-\w+\s+)*-r|\b(?:b64decode|decodebytes|a2b_base64|unhexlify|fromhex|atob|FromBase64String|fromCharCode)\b|\bcodecs\.decode\b|Buffer\.from\s*\([^)\n]*['"](?:base64|hex)['"]|\btr\s+['"]?(?:A-Za-z|a-zA-Z)['"]?\s+['"]?(?:N-ZA-M|n-za-m)|\bopenssl\s+(?:base64|enc)\b[^\n]*\s-d\b"#
+    r#"(?i)\b(?:printf|echo\s+-e)\s+['"][^'"\n]*\\x[0-9a-fA-F]{2}|\bbase64\s+(?:-\w+\s+)*(?:-d|--decode|-D)\b|\bxxd\s+(?:-\w+\s+)*-r|\b(?:b64decode|decodebytes|a2b_base64|unhexlify|fromhex|atob|FromBase64String|fromCharCode)\b|\bcodecs\.decode\b|Buffer\.from\s*\([^)\n]*['"](?:base64|hex)['"]|\btr\s+['"]?(?:A-Za-z|a-zA-Z)['"]?\s+['"]?(?:N-ZA-M|n-za-m)|\bopenssl\s+(?:base64|enc)\b[^\n]*\s-d\b"#
 );
 
 /// What sends to the network: a shell's clients, mail and DNS lookups, the HTTP, socket and
@@ -122,13 +124,44 @@ static RUN_FILE: LazyLock<Regex> = security_regex!(
 /// What runs the text of a variable: an eval, an exec, a shell given it as a command or as
 /// its input, PowerShell's `iex`, a `Function` made of it.
 static RUN_CODE: LazyLock<Regex> = security_regex!(
-    r"\b(?:eval|exec|execSync)\s*\(|\b(?:eval|exec)\s+[\x22'$]|\b(?:iex|Invoke-Expression)\b|\bnew\s+Function\s*\(|\|\s*(?:sudo\s+)?(?:(?:ba|z|da)?sh|python[23]?|node|perl|iex)\b|\b(?:ba|z)?sh\s+-c\b"
+    r"\b(?:eval|exec|execSync)\s*\(|\bsubprocess\.\w+\([^\n]*\bshell\s*=\s*True|\bos\.(?:system|popen)\s*\(|\b(?:eval|exec)\s+[\x22'$]|\b(?:iex|Invoke-Expression)\b|\bnew\s+Function\s*\(|\|\s*(?:sudo\s+)?(?:(?:ba|z|da)?sh|python[23]?|node|perl|iex)\b|\b(?:ba|z)?sh\s+-c\b"
 );
 
 /// What verifies a download before it is run.
 static VERIFIES: LazyLock<Regex> = security_regex!(
     r"(?i)\b(?:sha256sum|sha512sum|shasum|Get-FileHash|gpg\s+--verify|cosign\s+verify|minisign|sha256\s*\(|hashlib\.sha256|checksum)\b"
 );
+
+/// Whether a line holds a regular expression: the marks of one that a command or a Windows
+/// path (`C:\scripts\.ssh`) does not write.
+fn is_pattern(code: &str) -> bool {
+    ["\\(", "\\)", "(?i)", ".*", "\\s*", "\\s+", "[^"]
+        .iter()
+        .any(|mark| code.contains(mark))
+}
+
+/// The key of the index that `git add` stages, among the paths.
+const STAGED: &str = "(git index)";
+
+/// How many written files are remembered.
+const PATHS: usize = 256;
+
+/// A path as the flows key it: without quotes, a trailing `/`, or the `$` and braces of a
+/// variable that holds it (`"$out"` is `out`).
+fn path_key(path: &str) -> &str {
+    let path = path.trim_matches(['"', '\'']).trim_end_matches('/');
+    match path.strip_prefix('$') {
+        Some(name)
+            if name
+                .trim_matches(['{', '}'])
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_') =>
+        {
+            name.trim_matches(['{', '}'])
+        }
+        _ => path,
+    }
+}
 
 /// What, on a line that sets a variable, reads a file into it: a file's taint passes to a
 /// variable only through one of these (a file's name in a list is not its contents).
@@ -195,6 +228,7 @@ impl State {
         let mut names: HashMap<String, Taint> = HashMap::new();
         let mut function: Option<String> = None;
         let mut reads_secret = false;
+        let mut group: Option<Taint> = None;
         for line in 1..=text.line_count() {
             if text.is_example(line) {
                 continue;
@@ -233,8 +267,18 @@ impl State {
             }
             let words = words(code);
             let fetches = triggered && clock.is_match(&FETCH, code);
+            let group_start = matches!(code.trim(), "{" | "(");
             let mut taint = Taint::default();
-            let secret = triggered && self.secret_read(code, fetches, clock);
+            let metadata_named = fetches
+                && words.iter().any(|(_, word)| {
+                    names
+                        .get(*word)
+                        .is_some_and(|taint| taint.has(Taint::METADATA_URL))
+                });
+            let secret = (triggered && self.secret_read(code, fetches, clock)) || metadata_named;
+            if triggered && !fetches && clock.is_match(&METADATA, code) {
+                taint = taint.with(Taint::METADATA_URL);
+            }
             if secret {
                 taint = taint.with(Taint::SECRET);
                 reads_secret = true;
@@ -248,9 +292,10 @@ impl State {
             let target = assigned(code);
             let reads_files =
                 target.is_some() && READS_FILE.iter().any(|reads| code.contains(reads));
+            let pushes = code.contains("git push");
             let taint_of = |word: &str| {
                 let named = names.get(word).copied().unwrap_or_default();
-                let path = self.paths.get(word).copied().unwrap_or_default();
+                let path = self.path_taint(word);
                 let path = if reads_files || target.is_none() {
                     path
                 } else {
@@ -267,13 +312,18 @@ impl State {
                 };
                 named.with(path).with(script)
             };
+            let staged = if pushes {
+                self.paths.get(STAGED).copied().unwrap_or_default()
+            } else {
+                Taint::default()
+            };
             let mentioned = words
                 .iter()
                 .filter(|(_, word)| Some(*word) != target)
-                .fold(Taint::default(), |taint, (_, word)| {
-                    taint.with(taint_of(word))
-                });
-            if let Some((file, flows)) = flows.as_mut() {
+                .fold(staged, |taint, (_, word)| taint.with(taint_of(word)));
+            // A scanner's pattern (`requests\.(get|post)\s*\(`) names a call, it makes none.
+            let flows = flows.as_mut().filter(|_| !is_pattern(code));
+            if let Some((file, flows)) = flows {
                 let at = text.line_start(line);
                 let mut end = |sink| {
                     flows.push(Flow {
@@ -315,12 +365,32 @@ impl State {
                     let run = self.run(code, &words, &taint_of, clock);
                     if run.has(Taint::FETCHED) && !clock.is_match(&ILLUSTRATIVE, code) {
                         end(Sink::RunFetched);
-                    } else if run.has(Taint::DECODED) {
+                    }
+                    if run.has(Taint::DECODED) {
                         end(Sink::RunDecoded);
                     }
                 }
             }
-            let taint = taint.with(mentioned);
+            let mut taint = taint.with(mentioned.without(Taint::METADATA_URL));
+            // A group (`{ ... } > file`) writes what its lines read.
+            let closes = code.trim_start().starts_with(['}', ')']);
+            if let Some(group) = group.as_mut() {
+                if closes {
+                    taint = taint.with(*group);
+                } else {
+                    *group = group.with(taint);
+                }
+            }
+            if closes {
+                group = None;
+            }
+            if group_start {
+                group = Some(Taint::default());
+            }
+            // What `git add` stages, a commit and a push take along.
+            if code.contains("git add") && taint.has(Taint::SECRET) {
+                self.paths.insert(STAGED.to_owned(), taint);
+            }
             if triggered && clock.is_match(&VERIFIES, code) {
                 for (_, word) in &words {
                     if let Some(path) = self.paths.get_mut(*word) {
@@ -338,8 +408,10 @@ impl State {
                 names.insert(target.to_owned(), taint);
             }
             for path in written(code) {
-                let known = self.paths.entry(path.to_owned()).or_default();
-                *known = known.with(taint);
+                if self.paths.len() < PATHS {
+                    let known = self.paths.entry(path_key(path).to_owned()).or_default();
+                    *known = known.with(taint);
+                }
             }
             // A function carries what it reads, not what it downloads: a function that calls
             // an API is no download run wherever it is called.
@@ -371,8 +443,8 @@ impl State {
                     .next()
                     .unwrap_or_default()
                     .trim_matches(['"', '\'', '(', ')']);
-                if file.contains('/') || file.contains('.') {
-                    taint = taint.with(self.paths.get(file).copied().unwrap_or_default());
+                if file.contains(['/', '.', '$']) {
+                    taint = taint.with(self.path_taint(file));
                 }
             }
         }
@@ -382,6 +454,26 @@ impl State {
             }
         }
         taint
+    }
+
+    /// The taint of the file `word` names: one written with a taint, or a folder that holds
+    /// one (`git add .backup` of `.backup/ssh`).
+    fn path_taint(&self, word: &str) -> Taint {
+        let key = path_key(word);
+        if let Some(taint) = self.paths.get(key) {
+            return *taint;
+        }
+        if key.len() < 2 || !key.contains(['.', '/']) {
+            return Taint::default();
+        }
+        self.paths
+            .iter()
+            .filter(|(path, _)| {
+                path.strip_prefix(key)
+                    .is_some_and(|rest| rest.starts_with('/'))
+                    || (key.contains('/') && path.rsplit('/').next() == key.rsplit('/').next())
+            })
+            .fold(Taint::default(), |taint, (_, known)| taint.with(*known))
     }
 
     /// Whether a secret read on the line reaches the network in its own command (a pipe

@@ -77,7 +77,7 @@ static RIGHT_TO_LEFT: LazyLock<Regex> =
 /// template's marker for the agent, `<!-- AGENT: anomalies -->`, instructs nothing) or saying
 /// what one must do (`the assistant must run ...`).
 static ADDRESSED: LazyLock<Regex> = security_regex!(
-    r"(?im)(?:^|[.!?]\s+)\s*(?:(?:hey|dear|attention|note\s+to|(?:a\s+)?(?:message|note|instructions?)\s+(?:for|to))\s+)?(?:the\s+)?(?:AI|assistants?|agents?|LLMs?|models?|Claude|ChatGPT|GPT|Copilot|Gemini|Cursor|bots?)(?:\s+(?:agents?|assistants?|models?))?(?:\s+(?:reading|processing|parsing|seeing)\s+(?:this|these|it))?\s*[:,]\s*\w+[^\w\n]+\w|\b(?:AI|assistants?|agents?|LLMs?|models?|Claude|ChatGPT|GPT|Copilot|Gemini|Cursor|bots?)\s+(?:must|shall|need\s+to|have\s+to)\s+(?:always\s+|never\s+|not\s+|now\s+)?(?:run|execute|send|read|open|fetch|download|install|call|ignore|reply|respond|say|tell|output|delete|upload|post)\b"
+    r"(?im)(?:^|[.!?]\s+)\s*(?:(?:hey|dear|attention|note\s+to|(?:a\s+)?(?:message|note|instructions?)\s+(?:for|to))\s+)?(?:the\s+)?(?:AI|assistants?|agents?|LLMs?|models?|Claude|ChatGPT|GPT|Copilot|Gemini|Cursor|bots?)(?:\s+(?:agents?|assistants?|models?))?(?:\s+(?:reading|processing|parsing|seeing)\s+(?:this|these|it))?\s*[:,]\s*\w+[^\w\n]+\w|\b(?:note|nota|hinweis|consigne|instructions?|instrucci[oó]n|message|mensaje)\b[^:\n]{0,40}?\b(?:for|to|para|pour|für|an)\s+(?:the\s+|el\s+|l['’]|den\s+)?(?:AI|assistants?|asistente|Assistenten|agents?|models?|IA|KI|Claude)\b[^:\n]{0,40}:\s*\w|\b(?:AI|assistants?|agents?|LLMs?|models?|Claude|ChatGPT|GPT|Copilot|Gemini|Cursor|bots?)\s+(?:must|shall|need\s+to|have\s+to)\s+(?:always\s+|never\s+|not\s+|now\s+)?(?:run|execute|send|read|open|fetch|download|install|call|ignore|reply|respond|say|tell|output|delete|upload|post)\b"
 );
 
 /// What an author's note to the person filling a template starts with: `<!-- Describe ...`,
@@ -316,6 +316,7 @@ fn hidden_places(text: &Text<'_>, clock: &Clock) -> Vec<Advice> {
             }
         }
     }
+    places.extend(hidden_blocks(text, clock));
     places.sort_by_key(|(at, _, _)| *at);
     let mut last_line = 0;
     // The code spans of the line of the last place, read once per line.
@@ -348,6 +349,41 @@ fn hidden_places(text: &Text<'_>, clock: &Clock) -> Vec<Advice> {
         ));
     }
     advice
+}
+
+/// An element styled out of sight whose opening tag ends its line: what follows, up to its
+/// closing tag.
+static HIDDEN_OPEN: LazyLock<Regex> = security_regex!(
+    r#"(?i)<(?:div|span|p|section|aside)\b[^<>]*?(?:\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0(?:\.0+)?\s*[;"']|color\s*:\s*(?:white|#fff(?:fff)?)\b)[^<>]*>\s*$"#
+);
+
+/// How many lines a hidden element is read over at most.
+const HIDDEN_LINES: u64 = 12;
+
+/// The elements styled out of sight over several lines, as (offset, text inside, what).
+fn hidden_blocks<'t>(text: &'t Text<'_>, clock: &Clock) -> Vec<(usize, &'t str, &'static str)> {
+    let mut found = Vec::new();
+    for &line in text.triggered(Family::Hidden) {
+        if !clock.is_match(&HIDDEN_OPEN, text.line(line)) {
+            continue;
+        }
+        let start = text.line_start(line + 1);
+        let mut end = start;
+        for next in line + 1..=(line + HIDDEN_LINES).min(text.line_count()) {
+            if text.line(next).contains("</") {
+                break;
+            }
+            end = text.line_start(next) + text.line(next).len();
+        }
+        if end > start {
+            found.push((
+                text.line_start(line),
+                &text.text[start..end],
+                "has an element styled out of sight that gives an instruction",
+            ));
+        }
+    }
+    found
 }
 
 /// The HTML comments of `text`, as (offset, text inside). One pass: after an unclosed

@@ -52,7 +52,7 @@ const RISKS: [Risk; 8] = [
         unless: None,
     },
     Risk {
-        pattern: r"\brm\s+(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)(?:\s+-[a-zA-Z-]+)*\s+[\x22']?(?:~|\$HOME|\$\{HOME[^}\s]*\})[\x22']?/(?:\*|\.\[)|\brm\s+(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)(?:\s+-[a-zA-Z-]+)*\s+(?:--no-preserve-root\s+)?[\x22']?(?:/|/\*|~/?|~/\*|\$HOME/?|\$\{HOME\}/?|\$HOME/\*|/(?:etc|usr|var|bin|sbin|boot|home|root|opt|lib|lib64|System|Library|Users|Applications)/?|\*|\.\.?/?)[\x22']?(?:\s|$|;|&|\|)|--no-preserve-root\b|\bshutil\.rmtree\(\s*(?:[\x22'](?:/|~)[\x22']|os\.path\.expanduser\(\s*[\x22']~[\x22']\s*\)|(?:pathlib\.)?Path\.home\(\))|\bfs\.(?:rmSync|rm|rmdirSync)\(\s*[\x22'](?:/|~)[\x22']|\bfind\s+(?:/|~|\$HOME)\s+[^\n]*-delete\b|\bdd\s+if=\S+\s+of=/dev/(?:sd|nvme|hd|disk)|\bmkfs(?:\.\w+)?\s+/dev/|:\(\)\s*\{\s*:\|:&\s*\};:",
+        pattern: r"\brm\s+(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)(?:\s+-[a-zA-Z-]+)*\s+[\x22']?(?:~|\$HOME|\$\{HOME[^}\s]*\}|\$\w+|\$\{\w+\})[\x22']?/(?:\*|\.\[)|\brm\s+(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)(?:\s+-[a-zA-Z-]+)*\s+(?:--no-preserve-root\s+)?[\x22']?(?:/|/\*|~/?|~/\*|\$HOME/?|\$\{HOME\}/?|\$HOME/\*|/(?:etc|usr|var|bin|sbin|boot|home|root|opt|lib|lib64|System|Library|Users|Applications)/?|\*|\.\.?/?)[\x22']?(?:\s|$|;|&|\|)|--no-preserve-root\b|\bshutil\.rmtree\(\s*(?:[\x22'](?:/|~)[\x22']|os\.path\.expanduser\(\s*[\x22']~[\x22']\s*\)|(?:pathlib\.)?Path\.home\(\))|\bfs\.(?:rmSync|rm|rmdirSync)\(\s*[\x22'](?:/|~)[\x22']|\bfind\s+(?:/|~|\$HOME)\s+[^\n]*-delete\b|\bdd\s+if=\S+\s+of=/dev/(?:sd|nvme|hd|disk)|\bmkfs(?:\.\w+)?\s+/dev/|:\(\)\s*\{\s*:\|:&\s*\};:",
         what: "deletes or overwrites the machine's or the user's folders",
         fix: "one mistyped path or empty variable and the agent wipes the user's files: delete only what the skill made, in a folder from `mktemp -d`, or by a path relative to the skill's work folder",
         unless: None,
@@ -72,7 +72,7 @@ const RISKS: [Risk; 8] = [
         ),
     },
     Risk {
-        pattern: r"/dev/(?:tcp|udp)/[^\s/]*[0-9a-zA-Z]|(?:^|[\s;&|(`])(?:nc|ncat|netcat)\s[^\n|;]*\s-[a-zA-Z]*[ec]\s|\bsocat\b[^\n]*\bexec:|\b(?:ba)?sh\s+-i\s*[>&]|\bpty\.spawn\s*\(|\bos\.dup2\s*\(\s*\w+\.fileno\(\)|\bmkfifo\b[^\n]*\b(?:nc|ncat|netcat)\b",
+        pattern: r"/dev/(?:tcp|udp)/[^\s/]*[0-9a-zA-Z][^\n]*(?:>&|<&|0>&1)|(?:>&|<&|\bexec\s+\d*<>)[^\n]*/dev/(?:tcp|udp)/|(?:^|[\s;&|(`])(?:nc|ncat|netcat)\s[^\n|;]*\s-[a-zA-Z]*[ec]\s|\bsocat\b[^\n]*\bexec:|\b(?:ba)?sh\s+-i\s*[>&]|\bpty\.spawn\s*\(|\bos\.dup2\s*\(\s*\w+\.fileno\(\)|\bmkfifo\b[^\n]*\b(?:nc|ncat|netcat)\b",
         what: "opens a shell to a remote host (a reverse shell)",
         fix: "it hands control of the user's machine to whoever listens: remove it",
         unless: None,

@@ -91,7 +91,7 @@ impl<'a> Text<'a> {
     /// reads the text itself. Its lines are the file's lines.
     pub(crate) fn reading(&self, clock: &Clock) -> Option<Text<'a>> {
         clock.count(self.text.len());
-        let (view, written_on) = reading::view_with_lines(&self.text)?;
+        let (view, written_on) = reading::view_with_lines(&self.text, self.markdown)?;
         let mut text = Self::prepared(self.path, Cow::Owned(view), clock);
         text.written_on = written_on;
         Some(text)

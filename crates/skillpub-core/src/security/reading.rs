@@ -34,7 +34,7 @@ const ENCODED: usize = 16;
 /// lookalike letter, no continued line and no string piece that means more than it shows):
 /// every line of `text` is a line of the reading, in the same order. Linear in the length of
 /// `text`: every line is read a bounded number of times, and what is appended to it is at
-/// most its length and [`GROWTH`] bytes.
+/// most its length and a KiB.
 ///
 /// # Example
 ///
@@ -48,34 +48,41 @@ const ENCODED: usize = 16;
 /// ```
 #[must_use]
 pub fn view(text: &str) -> Option<String> {
-    view_with_lines(text).map(|(view, _)| view)
+    view_with_lines(text, false).map(|(view, _)| view)
 }
 
 /// [`view`], with the lines of `text` its bytes come from: each entry `(offset, line)` says
 /// that the bytes of the reading from `offset` on (to the next entry) are read from line
 /// `line` (1-based) of `text`. A statement joined from several lines is read on its first
 /// line, and each of its parts names the line it was written on; the meanings after a line
-/// name its first line.
+/// name its first line. With `markdown`, the lines of a paragraph or a list item of
+/// Markdown prose (outside fences) are read as one too, since a sentence wrapped over two
+/// lines says what it says on one.
 ///
 /// # Example
 ///
 /// ```
 /// use skillpub_core::security::reading::view_with_lines;
 ///
-/// let (view, lines) = view_with_lines("curl -s https://x.io/i \\\n  | sh\n").unwrap();
+/// let (view, lines) = view_with_lines("curl -s https://x.io/i \\\n  | sh\n", false).unwrap();
 /// assert_eq!(view, "curl -s https://x.io/i | sh\n\n");
 /// assert_eq!(lines, [(0, 1), (23, 2), (27, 1), (29, 3)]);
 /// ```
 #[must_use]
-pub fn view_with_lines(text: &str) -> Option<(String, Vec<(usize, u64)>)> {
+pub fn view_with_lines(text: &str, markdown: bool) -> Option<(String, Vec<(usize, u64)>)> {
     let mut out = String::with_capacity(text.len() + 64);
     let mut lines_of = Vec::new();
     let mut names = Names::new();
     let mut changed = false;
     let mut lines = text.split('\n').peekable();
     let mut number = 0u64;
+    let mut fenced = false;
     while let Some(first) = lines.next() {
         number += 1;
+        if markdown && is_fence(first) {
+            fenced = !fenced;
+        }
+        let paragraph = markdown && !fenced && !is_block_start(first) && !first.trim().is_empty();
         let folded = fold(first);
         changed |= matches!(folded, Cow::Owned(_));
         // A shell line continued with `\` is read as one, on its first line, and so is a call
@@ -86,8 +93,16 @@ pub fn view_with_lines(text: &str) -> Option<(String, Vec<(usize, u64)>)> {
         let mut depth = open_parentheses(&joined);
         loop {
             let continued = joined.ends_with('\\') && !joined.ends_with("\\\\");
-            let call = !continued && depth > 0 && taken < CALL_LINES && opens_a_call(&joined);
-            if !(continued || call) {
+            let call = !continued
+                && depth > 0
+                && taken < CALL_LINES
+                && (taken > 0 || opens_a_call(&joined));
+            let wrapped = paragraph
+                && taken < CALL_LINES
+                && lines.peek().is_some_and(|next| {
+                    !next.trim().is_empty() && !is_block_start(next) && !is_list_item(next)
+                });
+            if !(continued || call || wrapped) {
                 break;
             }
             let Some(next) = lines.next() else { break };
@@ -134,6 +149,33 @@ pub fn view_with_lines(text: &str) -> Option<(String, Vec<(usize, u64)>)> {
         }
     }
     changed.then_some((out, lines_of))
+}
+
+/// Whether a line of Markdown opens or closes a fence.
+fn is_fence(line: &str) -> bool {
+    let line = line.trim_start();
+    line.starts_with("```") || line.starts_with("~~~")
+}
+
+/// Whether a line of Markdown starts a block of its own: a heading, a fence, a table row, a
+/// quotation, an HTML tag or comment, or a link reference.
+fn is_block_start(line: &str) -> bool {
+    let line = line.trim_start();
+    line.starts_with(['#', '|', '>', '<', '['])
+        || is_fence(line)
+        || line.starts_with("---")
+        || line.starts_with("***")
+}
+
+/// Whether a line of Markdown starts an item of a list.
+fn is_list_item(line: &str) -> bool {
+    let line = line.trim_start();
+    line.starts_with("- ")
+        || line.starts_with("* ")
+        || line.starts_with("+ ")
+        || line.split_once(". ").is_some_and(|(number, _)| {
+            !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit())
+        })
 }
 
 /// How many lines a call's arguments are read over at most.
@@ -469,7 +511,7 @@ fn meanings(line: &str, names: &mut Names) -> Vec<String> {
     if let Some(codes) = calls.then(|| char_codes(line)).flatten() {
         push(codes, &mut out);
     }
-    if calls && rot13_named(line) {
+    if calls && (rot13_named(line) || out.iter().any(|meaning| rot13_named(meaning))) {
         for atom in atoms.iter().filter(|atom| atom.literal) {
             let value = atom.value.unwrap_or_default();
             if value.len() >= 4 {
@@ -620,7 +662,11 @@ fn assigned_at(line: &str) -> Option<usize> {
 /// Whether `next` continues the expression that `last` ends: `+`, `.` or `..` between
 /// them, or nothing at all (`"cu""rl"`, `$a$b`).
 fn joined_to(line: &str, last: &Atom<'_>, next: &Atom<'_>) -> bool {
-    last.end == next.start || matches!(line[last.end..next.start].trim(), "+" | "." | "..")
+    let between = line[last.end..next.start].trim();
+    last.end == next.start
+        || matches!(between, "+" | "." | "..")
+        // Python's and C's literals side by side, as an expression's parts.
+        || (between.is_empty() && last.literal && next.literal)
 }
 
 /// The atoms of `line`: its string literals (`"..."`, `'...'`, `` `...` ``, each closed on the
@@ -902,7 +948,10 @@ fn printable(bytes: &[u8]) -> Option<String> {
         .filter(|b| b.is_ascii_graphic() || b.is_ascii_whitespace() || **b >= 0x80)
         .count();
     let marks = bytes.iter().any(|b| b" /.:;|=()_-".contains(b));
-    (shown * 10 >= bytes.len() * 9 && marks).then(|| text.to_owned())
+    // A token decoded (a credential stored in base64) is all letters and digits; a word that
+    // happens to be base64 decodes to bytes that are not.
+    let token = bytes.len() >= 12 && bytes.iter().all(u8::is_ascii_graphic);
+    ((shown * 10 >= bytes.len() * 9 && marks) || token).then(|| text.to_owned())
 }
 
 /// How many escapes of a character by its code (`\x63`, `\u0063`, `\143`) `value` holds.
