@@ -14,6 +14,7 @@ use std::path::Path;
 
 mod first;
 mod second;
+mod third;
 
 use skillpub_advice::{FileText, advise};
 use skillpub_core::{Catalog, Skill, SkillFile, SkillMd};
@@ -166,11 +167,13 @@ pub(crate) fn file(path: &'static str, text: impl Into<String>) -> (&'static str
     (path, text.into())
 }
 
-/// Every case: the first corpus, written with the review, and the second, written for its
-/// second pass by someone who had not read the rules.
+/// Every case: the first corpus, written with the review; the second, written for its second
+/// pass by someone who had not read the rules; the third, written after it by someone who had
+/// read neither the rules nor the corpus.
 fn cases() -> Vec<Case> {
     let mut cases = first::cases();
     cases.extend(second::cases());
+    cases.extend(third::cases());
     cases
 }
 

@@ -763,3 +763,62 @@ fn suppression_comments_are_read_in_linear_time() {
         );
     }
 }
+
+/// A key is found as the file means it: split into string pieces over the lines of a call, or
+/// stored in base64 (a Kubernetes secret), each at the line its statement starts on.
+#[test]
+fn a_key_split_into_pieces_or_stored_in_base64_is_found() {
+    let key = format!("sk_live_{}", random(40, 32, BASE62));
+    let (first, second) = key.split_at(20);
+    let split = format!(
+        "import os\n\nstripe.api_key = os.environ.get(\"STRIPE_API_KEY\") or (\n    \"{first}\"\n    \"{second}\"\n)\n"
+    );
+    let found = find_secrets(split.as_bytes());
+    assert_eq!(
+        found
+            .iter()
+            .map(|secret| (secret.line(), secret.credential()))
+            .collect::<Vec<_>>(),
+        [(3, Credential::StripeLiveKey)]
+    );
+    let concatenated = format!(
+        "token = \"{}\" + \"{}\"\n",
+        &github("ghp_")[..12],
+        &github("ghp_")[12..]
+    );
+    assert_eq!(
+        find_secrets(concatenated.as_bytes()).len(),
+        1,
+        "{concatenated}"
+    );
+    let id = format!("AKIA{}", random(41, 16, BASE32));
+    let manifest = format!(
+        "kind: Secret\ndata:\n  AWS_ACCESS_KEY_ID: {}\n",
+        base64_standard(id.as_bytes())
+    );
+    let found = find_secrets(manifest.as_bytes());
+    assert_eq!(
+        found
+            .iter()
+            .map(|secret| (secret.line(), secret.credential()))
+            .collect::<Vec<_>>(),
+        [(3, Credential::AwsAccessKeyId)],
+        "{manifest}"
+    );
+}
+
+/// Standard base64, padded.
+fn base64_standard(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().fold(0u32, |n, &b| (n << 8) | u32::from(b)) << (8 * (3 - chunk.len()));
+        for at in 0..4 {
+            out.push(if at <= chunk.len() {
+                char::from(BASE64[((n >> (18 - 6 * at)) & 63) as usize])
+            } else {
+                '='
+            });
+        }
+    }
+    out
+}
