@@ -6,7 +6,7 @@
 
 use std::fs::File;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use skillpub_core::folder::Skipped;
 
@@ -43,12 +43,12 @@ pub(super) fn hidden_files(folder: &Path, skipped: &[Skipped]) -> Vec<(String, V
 
 /// The bytes of the regular file at `path`, if it is one (not a link, a folder or a device)
 /// of at most [`MAX_HIDDEN_BYTES`], and is still the file that was listed once it is open.
-fn read_regular(path: &PathBuf) -> Option<Vec<u8>> {
+fn read_regular(path: &Path) -> Option<Vec<u8>> {
     let listed = std::fs::symlink_metadata(path).ok()?;
     if !listed.file_type().is_file() || listed.len() > MAX_HIDDEN_BYTES {
         return None;
     }
-    let file = File::open(path).ok()?;
+    let file = open_without_waiting(path)?;
     let opened = file.metadata().ok()?;
     if !opened.file_type().is_file() || !same_file(&listed, &opened) {
         return None;
@@ -56,6 +56,27 @@ fn read_regular(path: &PathBuf) -> Option<Vec<u8>> {
     let mut bytes = Vec::new();
     file.take(MAX_HIDDEN_BYTES).read_to_end(&mut bytes).ok()?;
     Some(bytes)
+}
+
+/// The file at `path` opened for reading without following a link and without waiting: a
+/// FIFO swapped in after the look opens at once (and is then refused as no regular file)
+/// instead of blocking until a writer comes.
+#[cfg(any(target_os = "linux", target_os = "android", target_vendor = "apple"))]
+fn open_without_waiting(path: &Path) -> Option<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOFOLLOW;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags.bits() as i32)
+        .open(path)
+        .ok()
+}
+
+/// Elsewhere, a hidden file is not read: without a way to open it without waiting, a FIFO
+/// swapped in could hold lint.
+#[cfg(not(any(target_os = "linux", target_os = "android", target_vendor = "apple")))]
+fn open_without_waiting(_path: &Path) -> Option<File> {
+    None
 }
 
 /// Whether two looks at a path saw the same file.
