@@ -326,22 +326,31 @@ pub(crate) fn nginx(catalog: &Catalog) -> String {
             media_type,
             skillpub_axum::ADDRESSED_CACHE_CONTROL,
             Some(("link", &link)),
+            ADDRESSED_MISSING,
         );
         for line in file.lines() {
             let _ = writeln!(conf, "    {line}");
         }
         conf.push_str("    }\n");
     }
-    not_found(&mut conf);
+    not_found(&mut conf, skillpub_axum::DEFAULT_ERROR_CACHE_CONTROL);
     conf.push_str("}\n\n");
     if catalog.has_legacy_index() {
         let _ = writeln!(conf, "location ^~ {LEGACY_PATH} {{");
-        not_found(&mut conf);
+        not_found(&mut conf, skillpub_axum::DEFAULT_ERROR_CACHE_CONTROL);
         conf.push_str("}\n\n");
     }
-    conf.push_str("location @skillpub_missing {\n");
-    not_found(&mut conf);
-    conf.push_str("}\n\n");
+    for (location, cache_control) in [
+        (MISSING, skillpub_axum::DEFAULT_ERROR_CACHE_CONTROL),
+        (
+            ADDRESSED_MISSING,
+            skillpub_axum::ADDRESSED_MISS_CACHE_CONTROL,
+        ),
+    ] {
+        let _ = writeln!(conf, "location {location} {{");
+        not_found(&mut conf, cache_control);
+        conf.push_str("}\n\n");
+    }
     for artifact in catalog.artifacts() {
         let _ = writeln!(conf, "location = {} {{", artifact.path());
         served_file(
@@ -351,11 +360,18 @@ pub(crate) fn nginx(catalog: &Catalog) -> String {
             artifact
                 .addressed_path()
                 .map(|addressed| ("content-location", addressed)),
+            MISSING,
         );
         conf.push_str("}\n");
     }
     conf
 }
+
+/// The location of the JSON 404 of a listed file that is missing.
+const MISSING: &str = "@skillpub_missing";
+/// The location of the JSON 404 of a missing addressed file, which no cache may keep (see
+/// [`skillpub_axum::ADDRESSED_MISS_CACHE_CONTROL`]).
+const ADDRESSED_MISSING: &str = "@skillpub_addressed_missing";
 
 /// The name of the capture that holds an addressed file's canonical path below the folder, in
 /// the snippet's patterns.
@@ -363,13 +379,14 @@ const CANONICAL: &str = "skillpub_canonical";
 
 /// The body of a location that serves a file of the tree with `media_type`, `cache_control`
 /// and the header that names its other path (`Content-Location` on a canonical path, `Link`
-/// on an addressed one), as the router does; a JSON 404 when it is missing, 204 to a
-/// preflight.
+/// on an addressed one), as the router does; the JSON 404 of the location `missing` when it is
+/// missing, 204 to a preflight.
 fn served_file(
     conf: &mut String,
     media_type: &str,
     cache_control: &str,
     other_path: Option<(&str, &str)>,
+    missing: &str,
 ) {
     let _ = writeln!(
         conf,
@@ -385,7 +402,7 @@ fn served_file(
         );
     }
     conf.push_str("    if ($request_method = OPTIONS) {\n        return 204;\n    }\n");
-    conf.push_str("    try_files $uri @skillpub_missing;\n");
+    let _ = writeln!(conf, "    try_files $uri {missing};");
 }
 
 /// `text` with the characters that mean something in a PCRE pattern escaped.
@@ -400,10 +417,11 @@ fn regex_escape(text: &str) -> String {
     escaped
 }
 
-/// The body of a location that answers the router's JSON 404 (and 204 to a preflight).
-fn not_found(conf: &mut String) {
+/// The body of a location that answers the router's JSON 404 with `cache_control` (and 204 to
+/// a preflight).
+fn not_found(conf: &mut String, cache_control: &str) {
     conf.push_str("    types { }\n    default_type application/json;\n");
-    headers(conf, skillpub_axum::DEFAULT_ERROR_CACHE_CONTROL);
+    headers(conf, cache_control);
     conf.push_str("    if ($request_method = OPTIONS) {\n        return 204;\n    }\n");
     let body = skillpub_axum::Rejection::NotFound.body_text();
     let _ = writeln!(conf, "    return 404 '{}\\n';", body.trim_end());

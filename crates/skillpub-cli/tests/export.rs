@@ -636,6 +636,25 @@ fn nginx_answers_preflights_and_every_missing_path_like_the_router() {
         gone.body.starts_with(br#"{"error":"not_found""#),
         "{gone:?}"
     );
+    assert_eq!(gone.header("cache-control"), Some("public, max-age=10"));
+
+    // An addressed file the tree does not hold (yet) is a 404 that no cache keeps.
+    let unheld = format!(
+        "/.well-known/agent-skills/sha256-{}/write-skill-md/SKILL.md",
+        "0".repeat(64)
+    );
+    let unheld = raw(server.addr(), "GET", &unheld);
+    assert_eq!(unheld.status, 404, "{}", unheld.head);
+    assert_eq!(
+        unheld.header("cache-control"),
+        Some("no-store"),
+        "{}",
+        unheld.head
+    );
+    assert!(
+        unheld.body.starts_with(br#"{"error":"not_found""#),
+        "{unheld:?}"
+    );
     assert_eq!(
         server.stop(),
         Vec::<u32>::new(),

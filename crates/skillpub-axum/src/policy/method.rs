@@ -49,6 +49,7 @@ pub(crate) fn answer<B>(hit: Option<Hit<'_>>, shared: &Arc<Shared>, request: Req
     match pick(
         hit,
         shared,
+        request.uri().path(),
         method,
         request.headers(),
         Unavailable::default(),
@@ -108,9 +109,11 @@ impl Ready<'_> {
     }
 }
 
+/// The answer to `method` at `path`, which publishes what `hit` says.
 fn pick<'a>(
     hit: Option<Hit<'a>>,
     shared: &'a Shared,
+    path: &str,
     method: &Method,
     headers: &HeaderMap,
     unavailable: Unavailable,
@@ -119,7 +122,7 @@ fn pick<'a>(
         // A preflight asks whether the method is allowed, not whether the path exists;
         // the request that follows it gets the 404, readable by the page thanks to CORS.
         (_, &Method::OPTIONS) => Ready::Shared(&shared.preflight),
-        (None, _) => Ready::Shared(&shared.not_found),
+        (None, _) => Ready::Shared(shared.not_found_at(path)),
         (Some(Hit { resource, address }), &Method::GET | &Method::HEAD) => {
             // Negotiation first: preconditions only apply to what would be a 2xx
             // (RFC 9110, 13.2.1).
@@ -195,9 +198,11 @@ impl Future for Answer {
                 resource: &waiting.resource,
                 address: waiting.address.as_ref(),
             };
+            // The path only matters where nothing is published.
             let pick = pick(
                 Some(hit),
                 &waiting.shared,
+                "",
                 &waiting.method,
                 &waiting.headers,
                 waiting.unavailable,

@@ -56,8 +56,8 @@ pub use rejection::Rejection;
 pub use settings::ALLOWED_METHODS;
 pub(crate) use settings::Policy;
 pub use settings::{
-    ADDRESSED_CACHE_CONTROL, COMMON_HEADERS, DEFAULT_CACHE_CONTROL, DEFAULT_CORS_MAX_AGE,
-    DEFAULT_ERROR_CACHE_CONTROL,
+    ADDRESSED_CACHE_CONTROL, ADDRESSED_MISS_CACHE_CONTROL, COMMON_HEADERS, DEFAULT_CACHE_CONTROL,
+    DEFAULT_CORS_MAX_AGE, DEFAULT_ERROR_CACHE_CONTROL,
 };
 pub(crate) use shared::Shared;
 pub(crate) use table::Table;

@@ -74,8 +74,17 @@ impl Policy {
     /// `405` says which methods are allowed, `406` that the answer depends on
     /// `Accept-Encoding`.
     pub(super) fn error(&self, rejection: Rejection) -> Prepared {
+        self.error_cached(rejection, &self.error_cache_control)
+    }
+
+    /// The answer for a rejection, cached as `cache_control` says.
+    pub(super) fn error_cached(
+        &self,
+        rejection: Rejection,
+        cache_control: &HeaderValue,
+    ) -> Prepared {
         let body = Bytes::from(rejection.body_text());
-        let mut headers = self.common(&self.error_cache_control);
+        let mut headers = self.common(cache_control);
         headers.insert(CONTENT_TYPE, JSON);
         match rejection {
             Rejection::MethodNotAllowed => {

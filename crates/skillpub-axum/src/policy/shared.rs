@@ -3,8 +3,9 @@
 use super::prepared::Prepared;
 use super::rejection::Rejection;
 use http::{HeaderMap, HeaderValue, Method};
+use skillpub_core::paths::AddressedPath;
 
-use super::settings::{Audience, Policy};
+use super::settings::{ADDRESSED_MISS_CACHE_CONTROL, Audience, Policy};
 use super::template::Templates;
 
 /// The answers that do not depend on the artifact, and the headers that the answers of every
@@ -12,6 +13,9 @@ use super::template::Templates;
 #[derive(Debug)]
 pub(crate) struct Shared {
     pub(super) not_found: Prepared,
+    /// The `404` of an addressed path: never stored by a cache
+    /// ([`ADDRESSED_MISS_CACHE_CONTROL`](super::settings::ADDRESSED_MISS_CACHE_CONTROL)).
+    pub(super) addressed_not_found: Prepared,
     pub(super) method_not_allowed: Prepared,
     pub(super) precondition_failed: Prepared,
     pub(super) not_acceptable: Prepared,
@@ -22,6 +26,15 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
+    /// The `404` of `path`, where nothing is published: an addressed path's is never stored.
+    pub(super) fn not_found_at(&self, path: &str) -> &Prepared {
+        if AddressedPath::parse(path).is_some() {
+            &self.addressed_not_found
+        } else {
+            &self.not_found
+        }
+    }
+
     /// The origin a request's answer names back with `Access-Control-Allow-Credentials`:
     /// an allowed origin, on every answer of a private view and on the preflight of a public
     /// view beside private ones; `None` otherwise (the prepared CORS headers stand).
@@ -44,6 +57,10 @@ impl Policy {
     pub(crate) fn shared(&self) -> Shared {
         Shared {
             not_found: self.error(Rejection::NotFound),
+            addressed_not_found: self.error_cached(
+                Rejection::NotFound,
+                &HeaderValue::from_static(ADDRESSED_MISS_CACHE_CONTROL),
+            ),
             method_not_allowed: self.error(Rejection::MethodNotAllowed),
             precondition_failed: self.error(Rejection::PreconditionFailed),
             not_acceptable: self.error(Rejection::NotAcceptable),
