@@ -97,6 +97,7 @@ mod refusal;
 mod router;
 #[cfg(feature = "server")]
 pub mod serve;
+pub mod store;
 
 pub use callers::{Callers, Visibility};
 pub use coding::{BROTLI_QUALITY, BROTLI_WINDOW};
@@ -113,6 +114,7 @@ pub use router::{RouterBuilder, live_router, router};
 #[cfg(feature = "server")]
 #[doc(inline)]
 pub use serve::serve;
+pub use store::{ArtifactStore, StoreFetch};
 
 #[cfg(test)]
 mod tests;

@@ -17,7 +17,8 @@ use tower::Service;
 use crate::callers::{Callers, Choose, Visibility};
 use crate::hosts::Hosts;
 use crate::live::{self, CallerAnswers, LiveAnswers};
-use crate::policy::{Answers, Policy, Private, PrivateError, Table};
+use crate::policy::{Answers, Fetcher, Policy, Private, PrivateError, Table};
+use crate::store::ArtifactStore;
 
 /// A `Router` that serves a catalog at `/.well-known/agent-skills/`, with the default policy.
 ///
@@ -119,6 +120,8 @@ pub struct RouterBuilder {
     private: Option<Private>,
     /// The knobs of public views set explicitly, to refuse on a router without any.
     public_knobs: Vec<&'static str>,
+    /// Where addressed paths the catalog does not serve are looked for.
+    store: Option<Arc<dyn ArtifactStore>>,
 }
 
 /// What a router serves.
@@ -195,7 +198,24 @@ impl RouterBuilder {
             policy: Policy::default(),
             private: None,
             public_knobs: Vec::new(),
+            store: None,
         }
+    }
+
+    /// Answers the addressed paths (`sha256-<hex>/...`) that the catalog does not serve from
+    /// `store`, a store that every replica of the site writes before it serves an index (see
+    /// [`store`](crate::store)): so a client that got its index from one replica gets every
+    /// artifact it names from any other, during a rolling deploy too. What the store gives is
+    /// served only once its SHA-256 is the digest the path names, within
+    /// [`STORED_ARTIFACT_LIMIT`](crate::store::STORED_ARTIFACT_LIMIT) bytes; anything else
+    /// is the `404` no cache keeps.
+    ///
+    /// For a router of one public catalog, fixed or live: [`try_build`](Self::try_build)
+    /// refuses it beside private or per-caller views ([`PrivateError::StoreBesideViews`]),
+    /// since the store serves anything it holds to anyone who names it.
+    pub fn store(mut self, store: impl ArtifactStore) -> Self {
+        self.store = Some(Arc::new(store));
+        self
     }
 
     /// The private policy: for a router of [`new`](Self::new), [`live`](Self::live) or
@@ -384,7 +404,20 @@ impl RouterBuilder {
             (Some(rules), true) => self.policy.private(rules),
             _ => self.policy.clone(),
         };
-        let shared = Arc::new(policy.shared());
+        let public_catalog = match &self.source {
+            Source::Fixed(catalog) => Some(catalog.clone()),
+            Source::Live(live) => Some(live.catalog()),
+            Source::Hosts(_) | Source::Callers(_) => None,
+        };
+        let mut shared = policy.shared();
+        if let Some(store) = self.store {
+            let Some(catalog) = public_catalog.filter(|_| self.private.is_none()) else {
+                return Err(PrivateError::StoreBesideViews);
+            };
+            let base_path = catalog.base_path().as_str();
+            shared = shared.with_fetcher(Arc::new(Fetcher::new(store, base_path, policy.clone())));
+        }
+        let shared = Arc::new(shared);
         Ok(match self.source {
             Source::Fixed(catalog) => {
                 let table = Table::new(&policy, &catalog, &Retained::default(), None);

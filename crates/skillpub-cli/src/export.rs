@@ -275,17 +275,6 @@ fn below_tree(path: &str) -> &str {
     path.trim_start_matches(WELL_KNOWN_PATH)
 }
 
-/// The media type of an addressed file kept from an earlier export, from its name.
-fn kept_media_type(file: &str) -> &'static str {
-    if file.ends_with(TAR_GZ_SUFFIX) {
-        media::GZIP
-    } else if file.ends_with(ZIP_SUFFIX) {
-        media::ZIP
-    } else {
-        media::MARKDOWN
-    }
-}
-
 /// The nginx configuration: one exact `location` per published file with its exact
 /// `Content-Type`, revalidated on every use; the addressed files (this export's and the ones
 /// kept from earlier exports) matched by pattern and cached as immutable, so that they are
@@ -498,7 +487,9 @@ pub(crate) fn headers_file(catalog: &Catalog, kept: &BTreeSet<String>) -> String
         let canonical = AddressedPath::parse(&path).map(|a| a.canonical_path());
         file(
             &path,
-            kept_media_type(kept),
+            AddressedPath::parse(&path)
+                .and_then(|a| a.media_type())
+                .unwrap_or(media::MARKDOWN),
             skillpub_axum::ADDRESSED_CACHE_CONTROL,
             canonical.as_deref().map(link).unwrap_or_default(),
         );

@@ -4,6 +4,7 @@
 //! but `OPTIONS`.
 
 use std::convert::Infallible;
+use std::fmt;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
@@ -18,6 +19,7 @@ use super::prepared::Prepared;
 use super::private::allow_credentials;
 use super::resource::{Resource, Selected, Unavailable, Variant};
 use super::shared::Shared;
+use super::stored::Fetcher;
 use super::table::{Hit, Table};
 use crate::coding::Coding;
 
@@ -44,6 +46,13 @@ impl Answers {
 // callgrind.
 #[inline]
 pub(crate) fn answer<B>(hit: Option<Hit<'_>>, shared: &Arc<Shared>, request: Request<B>) -> Answer {
+    if hit.is_none()
+        && let Some(fetcher) = &shared.fetcher
+        && (request.method() == Method::GET || request.method() == Method::HEAD)
+        && Fetcher::serves(request.uri().path())
+    {
+        return from_store(fetcher, shared, request);
+    }
     let method = request.method();
     let origin = shared.credentialed_origin(method, request.headers());
     match pick(
@@ -75,6 +84,55 @@ pub(crate) fn answer<B>(hit: Option<Hit<'_>>, shared: &Arc<Shared>, request: Req
                 origin,
             })))
         }
+    }
+}
+
+/// Answers an addressed path the table does not serve from what `fetcher`'s store holds:
+/// at once if it was read before, else once it is read and checked.
+fn from_store<B>(fetcher: &Arc<Fetcher>, shared: &Arc<Shared>, request: Request<B>) -> Answer {
+    let path = request.uri().path();
+    if let Some(stored) = fetcher.kept(path) {
+        return answer(Some(stored.hit()), shared, request);
+    }
+    let reading = fetcher.fetch(path);
+    let (parts, _) = request.into_parts();
+    Answer(State::Fetching(Box::new(Fetching {
+        reading,
+        fetcher: Arc::clone(fetcher),
+        shared: Arc::clone(shared),
+        request: Request::from_parts(parts, ()),
+    })))
+}
+
+/// A request whose artifact is being read from the store.
+struct Fetching {
+    reading: crate::store::StoreFetch,
+    fetcher: Arc<Fetcher>,
+    shared: Arc<Shared>,
+    request: Request<()>,
+}
+
+impl fmt::Debug for Fetching {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Fetching")
+            .field("path", &self.request.uri().path())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Fetching {
+    /// The answer once the store has answered: the artifact if it gave the bytes the path
+    /// names, else the `404` no cache keeps.
+    fn poll_answer(&mut self, cx: &mut Context<'_>) -> Poll<Answer> {
+        let fetched = ready!(self.reading.as_mut().poll(cx));
+        let request = std::mem::take(&mut self.request);
+        Poll::Ready(match self.fetcher.accept(request.uri().path(), fetched) {
+            Some(stored) => answer(Some(stored.hit()), &self.shared, request),
+            None => {
+                let missing = self.shared.not_found_at(request.uri().path());
+                Answer(State::Ready(Some(missing.response(request.method()))))
+            }
+        })
     }
 }
 
@@ -153,6 +211,8 @@ enum State {
     Ready(Option<Response<Body>>),
     /// Boxed, so that the ready answers, nearly all of them, stay small.
     Waiting(Box<Waiting>),
+    /// Reading the artifact from a shared store.
+    Fetching(Box<Fetching>),
 }
 
 /// A request that waits for a variant: what is needed to pick its answer again once the
@@ -178,11 +238,18 @@ impl Future for Answer {
 
     #[inline]
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // An answer made from what the store gave has its artifact, so this turns at most
+        // once: it never reads the store again.
+        while let State::Fetching(fetching) = &mut self.0 {
+            let next = ready!(fetching.poll_answer(cx));
+            self.0 = next.0;
+        }
         let waiting = match &mut self.0 {
             State::Ready(response) => {
                 return Poll::Ready(Ok(response.take().expect("an answer is polled once done")));
             }
             State::Waiting(waiting) => waiting,
+            State::Fetching(_) => return Poll::Pending,
         };
         // At most twice: a variant, once made or failed, is never pending again.
         loop {

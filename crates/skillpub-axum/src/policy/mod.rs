@@ -26,6 +26,7 @@
 //! - `cors`: the preflight answer;
 //! - `private`: the private policy's settings, and the CORS of a credentialed answer;
 //! - `rejection`: the error answers;
+//! - `stored`: the answers of addressed artifacts read from a shared store;
 //! - `prepared`: a prepared answer, and how answers without content (`304`, `204`) are sent.
 
 mod accept_encoding;
@@ -41,6 +42,7 @@ mod rejection;
 mod resource;
 mod settings;
 mod shared;
+mod stored;
 mod table;
 mod template;
 
@@ -60,4 +62,5 @@ pub use settings::{
     DEFAULT_CORS_MAX_AGE, DEFAULT_ERROR_CACHE_CONTROL,
 };
 pub(crate) use shared::Shared;
+pub(crate) use stored::Fetcher;
 pub(crate) use table::Table;

@@ -260,6 +260,13 @@ pub enum PrivateError {
         "`{0}` of `RouterBuilder` is for public views, and this router has none: set it on `Private` instead"
     )]
     PublicKnob(&'static str),
+    /// A shared store ([`RouterBuilder::store`](crate::RouterBuilder::store)) on a router
+    /// with private or per-caller views: the store would serve any addressed artifact to
+    /// anyone who names its digest, whatever view they are allowed.
+    #[error(
+        "a shared store serves every addressed artifact it holds to anyone who asks for it, so it is for a router of one public catalog (`RouterBuilder::new` or `RouterBuilder::live`, without `private`): remove `store`, or serve the private and per-caller views from a router of their own"
+    )]
+    StoreBesideViews,
 }
 
 /// `value` as a `Cache-Control` of the private policy, or why not. `private` and `no-store`

@@ -1,7 +1,10 @@
 //! The answers every path of a router shares, prepared once when it is built.
 
+use std::sync::Arc;
+
 use super::prepared::Prepared;
 use super::rejection::Rejection;
+use super::stored::Fetcher;
 use http::{HeaderMap, HeaderValue, Method};
 use skillpub_core::paths::AddressedPath;
 
@@ -23,9 +26,17 @@ pub(crate) struct Shared {
     pub(super) templates: Templates,
     /// Who the answers are for: which requests get an origin of their own named back.
     audience: Audience,
+    /// Where an addressed path that the table does not serve is looked for.
+    pub(super) fetcher: Option<Arc<Fetcher>>,
 }
 
 impl Shared {
+    /// The same answers, with addressed misses looked for in `fetcher`'s store.
+    pub(crate) fn with_fetcher(mut self, fetcher: Arc<Fetcher>) -> Self {
+        self.fetcher = Some(fetcher);
+        self
+    }
+
     /// The `404` of `path`, where nothing is published: an addressed path's is never stored.
     pub(super) fn not_found_at(&self, path: &str) -> &Prepared {
         if AddressedPath::parse(path).is_some() {
@@ -67,6 +78,7 @@ impl Policy {
             preflight: self.preflight(),
             templates: self.templates(),
             audience: self.audience.clone(),
+            fetcher: None,
         }
     }
 }

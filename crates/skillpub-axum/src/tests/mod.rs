@@ -8,6 +8,7 @@ mod legacy;
 mod link;
 mod nesting;
 mod preflight;
+mod store;
 
 use std::time::Duration;
 

@@ -25,7 +25,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use skillpub_core::paths::{AddressedPath, SKILL_MD, TAR_GZ_SUFFIX, WELL_KNOWN_PATH, ZIP_SUFFIX};
+use skillpub_core::paths::{AddressedPath, WELL_KNOWN_PATH};
 
 /// The manifest's file name in the output folder, next to the export's lock.
 pub(crate) const MANIFEST: &str = ".skillpub-export.json";
@@ -162,18 +162,8 @@ fn generation(value: &Value, current: bool) -> Result<Generation, String> {
 /// `sha256-<64 lowercase hex>/<name>/SKILL.md`, or `.../<name>.tar.gz` or `.zip`, with a valid
 /// skill name. Nothing else is ever read or kept, whatever a manifest says.
 pub(crate) fn is_addressed_file(file: &str) -> bool {
-    let path = format!("{WELL_KNOWN_PATH}{file}");
-    let Some(addressed) = AddressedPath::parse(&path) else {
-        return false;
-    };
-    let rest = addressed.relative();
-    let name = rest
-        .strip_suffix(TAR_GZ_SUFFIX)
-        .or_else(|| rest.strip_suffix(ZIP_SUFFIX))
-        .or_else(|| rest.strip_suffix(SKILL_MD)?.strip_suffix('/'));
-    name.is_some_and(|name| {
-        !name.contains('/') && skillpub_core::spec::validate_name(name).is_empty()
-    })
+    AddressedPath::parse(&format!("{WELL_KNOWN_PATH}{file}"))
+        .is_some_and(|addressed| addressed.media_type().is_some())
 }
 
 /// The message for a manifest that cannot be read: which file, why, what it is for, and the

@@ -4,7 +4,8 @@
 //! [`AddressedPath::parse`] reads it back.
 
 use crate::digest::Digest;
-use crate::paths::WELL_KNOWN_PATH;
+use crate::media;
+use crate::paths::{SKILL_MD, TAR_GZ_SUFFIX, WELL_KNOWN_PATH, ZIP_SUFFIX};
 
 /// What starts the segment that names a digest in an addressed path: `sha256-`, then the 64
 /// lowercase hex digits of the digest, then `/`.
@@ -139,6 +140,41 @@ impl<'a> AddressedPath<'a> {
     #[must_use]
     pub fn canonical_path(&self) -> String {
         format!("{WELL_KNOWN_PATH}{}", self.relative)
+    }
+
+    /// The media type of what a catalog serves at this path, when it is one a catalog can
+    /// address: a skill's `SKILL.md` (`<name>/SKILL.md`) or archive (`<name>.tar.gz`,
+    /// `<name>.zip`) with a valid name; `None` for any other path. A server that holds no
+    /// catalog entry for the path (a replica reading it from a shared store, a kept file of
+    /// an earlier export) serves it with this type.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skillpub_core::{Digest, media, paths::{AddressedPath, addressed_path}};
+    ///
+    /// let path = |canonical| addressed_path(canonical, Digest::of(b"x")).unwrap();
+    /// let of = |path: &str| AddressedPath::parse(path).unwrap().media_type();
+    /// assert_eq!(of(&path("/.well-known/agent-skills/pdf/SKILL.md")), Some(media::MARKDOWN));
+    /// assert_eq!(of(&path("/.well-known/agent-skills/pdf.tar.gz")), Some(media::GZIP));
+    /// assert_eq!(of(&path("/.well-known/agent-skills/pdf.zip")), Some(media::ZIP));
+    /// assert_eq!(of(&path("/.well-known/agent-skills/pdf/forms.md")), None);
+    /// assert_eq!(of(&path("/.well-known/agent-skills/PDF/SKILL.md")), None);
+    /// ```
+    #[must_use]
+    pub fn media_type(&self) -> Option<&'static str> {
+        let rest = self.relative;
+        let (name, media_type) = if let Some(name) = rest.strip_suffix(TAR_GZ_SUFFIX) {
+            (name, media::GZIP)
+        } else if let Some(name) = rest.strip_suffix(ZIP_SUFFIX) {
+            (name, media::ZIP)
+        } else {
+            (
+                rest.strip_suffix(SKILL_MD)?.strip_suffix('/')?,
+                media::MARKDOWN,
+            )
+        };
+        (!name.contains('/') && crate::spec::validate_name(name).is_empty()).then_some(media_type)
     }
 }
 
