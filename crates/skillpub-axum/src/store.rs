@@ -24,7 +24,7 @@ use bytes::Bytes;
 use skillpub_core::Digest;
 
 /// The most bytes a router reads from the store for one artifact: twice the most a skill
-/// folder may hold ([`MAX_BYTES_PER_SKILL`](skillpub_core::spec::limits::MAX_BYTES_PER_SKILL)),
+/// folder may hold (`MAX_BYTES_PER_SKILL` of skillpub-core, 16 MiB),
 /// room for any archive of one.
 pub const STORED_ARTIFACT_LIMIT: usize = 2 * 16 * 1024 * 1024;
 

@@ -26,7 +26,9 @@ mod swap;
 
 use crate::output::{say, unknown_fields_hint};
 use manifest::{Generation, MANIFEST, Manifest};
-use retention::{Retention, earlier_generations, read_verified, unix_now};
+pub(crate) use retention::{DEFAULT_KEEP_FOR, DEFAULT_KEEP_GENERATIONS, Retention, duration};
+use retention::{earlier_generations, read_verified, unix_now};
+use skillpub_store::Store;
 use swap::{Failure, Part, Staging};
 
 /// The nginx snippet written next to the tree.
@@ -55,7 +57,9 @@ enum Archive {
 pub(crate) struct Args {
     /// A skill folder or a folder of skill folders.
     skills_dir: PathBuf,
-    /// The web root to write `.well-known/agent-skills/` (and the server configuration) into.
+    /// The web root to write `.well-known/agent-skills/` (and the server configuration) into,
+    /// or object storage, `s3://bucket/prefix` (endpoint, region and keys from the AWS_*
+    /// variables): every artifact first, the index last.
     out_dir: PathBuf,
     /// How the index writes each `url`.
     #[arg(long, value_enum, default_value = "path-absolute")]
@@ -100,6 +104,9 @@ pub(crate) fn run(args: &Args) -> bool {
         generations: args.keep_generations,
         keep_for: args.keep_for,
     };
+    if let Some(location) = args.out_dir.to_str().filter(|out| out.starts_with("s3://")) {
+        return to_object_storage(&catalog, location, retention);
+    }
     match write_tree(&catalog, &args.out_dir, retention) {
         Ok(written) => {
             for warning in &written.warnings {
@@ -118,6 +125,43 @@ pub(crate) fn run(args: &Args) -> bool {
         }
         Err(failure) => {
             eprintln!("skillpub export: {failure}");
+            false
+        }
+    }
+}
+
+/// Exports `catalog` to the object storage at `location`; says whether it worked, and the
+/// settings the bucket and its CDN need.
+fn to_object_storage(catalog: &Catalog, location: &str, retention: Retention) -> bool {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("skillpub export: cannot start: {error}");
+            return false;
+        }
+    };
+    let exported = Store::open(location)
+        .and_then(|store| runtime.block_on(store.export(catalog, retention.for_store())));
+    match exported {
+        Ok(exported) => {
+            say!(
+                "exported {} files to {location}: {} uploaded ({} bytes), {} there already; removed {} files of skills no longer published and {} addressed files of {} earlier generations past --keep-for and --keep-generations\n{}",
+                exported.files,
+                exported.uploaded,
+                exported.bytes,
+                exported.files - exported.uploaded,
+                exported.removed,
+                exported.pruned.files,
+                exported.pruned.removed,
+                skillpub_store::cdn_settings(location)
+            );
+            true
+        }
+        Err(error) => {
+            eprintln!("skillpub export: {error}");
             false
         }
     }

@@ -10,6 +10,7 @@ mod export;
 mod lint;
 mod new;
 mod output;
+mod prune;
 mod serve;
 
 /// What `skillpub`, `skillpub -h` and `skillpub --help` print above the usage: every command,
@@ -21,7 +22,8 @@ Publish and check Agent Skills (agentskills.io, discovery draft 0.2.0).
   skillpub lint skills/                validate skill folders before they are published
   skillpub new order-status            start a skill: frontmatter and the five sections to fill in
   skillpub export skills/ public/      write them as a static tree for nginx or a CDN
-  skillpub serve skills/ --watch       serve them locally, rebuilt as files change";
+  skillpub serve skills/ --watch       serve them locally, rebuilt as files change
+  skillpub prune s3://bucket/skills    remove what replaced generations left in a store";
 
 /// The `skillpub` command line.
 #[derive(Debug, Parser)]
@@ -45,6 +47,9 @@ enum Command {
     Export(export::Args),
     /// Serve a skills folder locally with the same router a Rust service mounts.
     Serve(serve::Args),
+    /// Remove from a replicas' store (or an export to object storage) the files that only
+    /// generations replaced longer than --keep-for ago name.
+    Prune(prune::Args),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +60,7 @@ fn main() -> ExitCode {
         Command::New(args) => new::run(&args),
         Command::Export(args) => export::run(&args),
         Command::Serve(args) => serve::run(&args),
+        Command::Prune(args) => prune::run(&args),
     };
     if passed {
         ExitCode::SUCCESS
@@ -91,6 +97,7 @@ mod tests {
             "skillpub new order-status",
             "skillpub export skills/ public/",
             "skillpub serve skills/ --watch",
+            "skillpub prune s3://bucket/skills",
         ] {
             assert!(help.contains(line), "`{line}` is missing from:\n{help}");
         }
@@ -99,7 +106,7 @@ mod tests {
     #[test]
     fn long_help_shows_the_same_commands() {
         let help = Cli::command().render_long_help().to_string();
-        for command in ["check", "lint", "new", "export", "serve"] {
+        for command in ["check", "lint", "new", "export", "serve", "prune"] {
             assert!(
                 help.contains(&format!("  skillpub {command} ")),
                 "`skillpub {command}` is missing from:\n{help}"

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use axum::Router;
 use skillpub_core::{Catalog, Errors, LiveCatalog, paths::INDEX_PATH};
+use skillpub_store::Store;
 
 use crate::output::{say, unknown_fields_hint};
 use watched::Folder;
@@ -28,6 +29,11 @@ pub(crate) struct Args {
     /// Accept frontmatter fields beyond the Agent Skills ones (they are served as written).
     #[arg(long)]
     allow_unknown_fields: bool,
+    /// A store every replica shares (a folder on a shared volume, or s3://bucket/prefix with
+    /// the AWS_* variables): every artifact of a catalog is put there before its index is
+    /// served, and addressed URLs this replica does not hold are read from it, verified.
+    #[arg(long, value_name = "LOCATION")]
+    store: Option<String>,
 }
 
 /// Serves until interrupted; says whether it could start.
@@ -96,8 +102,24 @@ async fn serve(args: &Args) -> bool {
         args.skills_dir.display()
     );
     warn_skipped(&initial);
+    let store = match args.store.as_deref().map(Store::open).transpose() {
+        Ok(store) => store,
+        Err(error) => {
+            eprintln!("skillpub serve: --store: {error}");
+            return false;
+        }
+    };
+    if let Some(store) = &store
+        && !publish(store, &initial).await
+    {
+        return false;
+    }
     let live = LiveCatalog::new(initial);
-    let app: Router = skillpub_axum::live_router(live.clone());
+    let mut builder = skillpub_axum::RouterBuilder::live(live.clone());
+    if let Some(store) = &store {
+        builder = builder.store(store.clone());
+    }
+    let app: Router = builder.build();
     let listener = match skillpub_axum::serve::bind(args.addr).await {
         Ok(listener) => listener,
         Err(error) => {
@@ -108,13 +130,32 @@ async fn serve(args: &Args) -> bool {
     let local = listener.local_addr().unwrap_or(args.addr);
     say!("Agent Skills index: http://{local}{INDEX_PATH}");
     if args.watch {
-        watch(args.skills_dir.clone(), live, seen);
+        let runtime = tokio::runtime::Handle::current();
+        watch(args.skills_dir.clone(), live, seen, store, runtime);
     }
     if let Err(error) = skillpub_axum::serve(listener, app).await {
         eprintln!("skillpub serve: {error}");
         return false;
     }
     true
+}
+
+/// Puts every artifact of `catalog` in `store`, before its index is served; says whether it
+/// could.
+async fn publish(store: &Store, catalog: &Catalog) -> bool {
+    match store.publish(catalog).await {
+        Ok(published) => {
+            eprintln!(
+                "skillpub serve: {} of {} artifacts put in {store} ({} bytes, {} requests)",
+                published.uploaded, published.artifacts, published.bytes, published.requests
+            );
+            true
+        }
+        Err(error) => {
+            eprintln!("skillpub serve: --store: {error}");
+            false
+        }
+    }
 }
 
 /// Publishes each new valid catalog the folder settles on: the router prepares its answers
@@ -125,11 +166,21 @@ fn watch(
     dir: PathBuf,
     live: LiveCatalog,
     mut seen: Folder<impl FnMut(&Path) -> Result<Catalog, Errors> + Send + 'static>,
+    store: Option<Store>,
+    runtime: tokio::runtime::Handle,
 ) {
     let follow = move || {
         loop {
             match seen.next() {
                 Ok(catalog) => {
+                    if let Some(store) = &store
+                        && !runtime.block_on(publish(store, &catalog))
+                    {
+                        eprintln!(
+                            "skillpub serve: keeping the last good catalog until the store takes the next change"
+                        );
+                        continue;
+                    }
                     // Said once it is served, so that what follows the line sees it.
                     live.replace(catalog.clone());
                     eprintln!(

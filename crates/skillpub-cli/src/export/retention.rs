@@ -34,6 +34,14 @@ pub(crate) struct Retention {
 }
 
 impl Retention {
+    /// The same retention, for a store.
+    pub(crate) fn for_store(self) -> skillpub_store::Retention {
+        skillpub_store::Retention {
+            generations: self.generations,
+            keep_for: self.keep_for,
+        }
+    }
+
     /// The generations of `previous` (oldest first, each with its `replaced` time) that stay
     /// at `now`.
     pub(crate) fn select(&self, previous: Vec<Generation>, now: u64) -> Vec<Generation> {
