@@ -12,6 +12,7 @@ use object_store::path::Path as Key;
 use crate::error::StoreError;
 
 /// How long one request to object storage may take before it fails.
+#[cfg(feature = "s3")]
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// A store of artifacts shared by replicas, or the target of an export: a folder, or an S3
