@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use futures_util::StreamExt;
 use object_store::{ObjectStoreExt, PutPayload};
 use serde::{Deserialize, Serialize};
 use skillpub_core::Catalog;
@@ -12,6 +13,10 @@ use crate::error::StoreError;
 use crate::layout::Generation;
 use crate::location::Store;
 use crate::prune::{Pruned, Retention};
+
+/// How many uploads an export keeps in flight: object storage answers each in a round trip,
+/// so one at a time would spend an export waiting.
+const UPLOADS_IN_FLIGHT: usize = 16;
 
 /// The record of the last export: every path it wrote whose bytes change (not the addressed
 /// ones, whose key names their digest), with the digest written there.
@@ -109,15 +114,25 @@ impl Store {
                 source: Box::new(error),
             },
         };
-        for (canonical, path, artifact) in todo {
-            let put = if canonical {
-                self.put(path, artifact).await
-            } else {
-                self.put_new(path, artifact).await.map(drop)
-            };
-            put.map_err(|error| partial(exported.uploaded, error))?;
-            exported.uploaded += 1;
-            exported.bytes += artifact.bytes().len() as u64;
+        // The addressed files, then the canonical ones, each phase UPLOADS_IN_FLIGHT at a
+        // time: the canonical ones start once every addressed one is there.
+        for phase in [false, true] {
+            let uploads = todo.iter().filter(|(canonical, _, _)| *canonical == phase);
+            let mut running = futures_util::stream::iter(uploads)
+                .map(|(canonical, path, artifact)| async move {
+                    let put = if *canonical {
+                        self.put(path, artifact).await
+                    } else {
+                        self.put_new(path, artifact).await.map(drop)
+                    };
+                    put.map(|()| artifact.bytes().len() as u64)
+                })
+                .buffer_unordered(UPLOADS_IN_FLIGHT);
+            while let Some(put) = running.next().await {
+                let bytes = put.map_err(|error| partial(exported.uploaded, error))?;
+                exported.uploaded += 1;
+                exported.bytes += bytes;
+            }
         }
         self.record(&Generation::of(catalog))
             .await

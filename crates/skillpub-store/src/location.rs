@@ -3,7 +3,6 @@
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
 use object_store::ObjectStore;
 use object_store::local::LocalFileSystem;
@@ -13,7 +12,7 @@ use crate::error::StoreError;
 
 /// How long one request to object storage may take before it fails.
 #[cfg(feature = "s3")]
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
+const REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
 
 /// A store of artifacts shared by replicas, or the target of an export: a folder, or an S3
 /// bucket and prefix. Cheap to clone: every clone is the same store.
