@@ -175,9 +175,17 @@ fn s3(bucket: &str, settings: &[(&str, &str)]) -> Result<Arc<dyn ObjectStore>, S
     let options = ClientOptions::new()
         .with_timeout(REQUEST_TIMEOUT)
         .with_allow_http(allow_http);
+    // Two retries within 10 s, not the default ten within three minutes: a replica's
+    // request waits on a read of the store, and a deploy on its writes.
+    let retry = object_store::RetryConfig {
+        max_retries: 2,
+        retry_timeout: std::time::Duration::from_secs(10),
+        ..object_store::RetryConfig::default()
+    };
     let mut builder = AmazonS3Builder::from_env()
         .with_bucket_name(bucket)
-        .with_client_options(options);
+        .with_client_options(options)
+        .with_retry(retry);
     if setting("AWS_REGION").is_none() && setting("AWS_DEFAULT_REGION").is_none() {
         builder = builder.with_region("us-east-1");
     }
