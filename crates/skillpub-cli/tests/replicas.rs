@@ -17,14 +17,15 @@ use std::time::{Duration, Instant};
 
 use skillpub_core::Digest;
 use skillpub_testkit::{
-    Cli, Nginx, Running, S3Server, Scratch, nginx_or_skip, request_blocking, s3_server_or_skip,
+    Cli, Edge, Freshness, Nginx, Running, S3Server, Scratch, nginx_or_skip, request_blocking,
+    s3_server_or_skip,
 };
 
 const SKILLPUB: Cli = Cli::new(env!("CARGO_BIN_EXE_skillpub"));
 const INDEX: &str = "/.well-known/agent-skills/index.json";
 const REPLICAS: usize = 3;
 /// How many deploys each rolling run makes, and the pause between two replicas' restarts.
-const DEPLOYS: usize = 8;
+const DEPLOYS: usize = 20;
 const BETWEEN_REPLICAS: Duration = Duration::from_millis(400);
 
 /// `revision` of a folder of three skills: `single`, `bundle` (an archive) and `steady`.
@@ -44,9 +45,26 @@ fn write_skills(dir: &Scratch, revision: usize) {
     );
 }
 
-/// `skillpub serve DIR` on `addr`, with `--store` when given.
-fn serve(dir: &Scratch, addr: &str, store: Option<&str>) -> (Running, SocketAddr) {
+/// How a deploy reaches a replica.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Deploy {
+    /// The folder changed, then the replica stopped (SIGTERM) and started again.
+    Restart,
+    /// The folder changed under `serve --watch`, which reloads it.
+    Watch,
+}
+
+/// `skillpub serve DIR` on `addr`, with `--store` when given and `--watch` for that mode.
+fn serve_as(
+    dir: &Scratch,
+    addr: &str,
+    store: Option<&str>,
+    deploy: Deploy,
+) -> (Running, SocketAddr) {
     let mut args = vec!["serve", dir.arg(), "--addr", addr];
+    if deploy == Deploy::Watch {
+        args.push("--watch");
+    }
     if let Some(store) = store {
         args.extend(["--store", store]);
     }
@@ -54,6 +72,10 @@ fn serve(dir: &Scratch, addr: &str, store: Option<&str>) -> (Running, SocketAddr
     command.stderr(Stdio::null());
     let (running, announced) = Running::announced(&mut command);
     (running, announced.addr)
+}
+
+fn serve(dir: &Scratch, addr: &str, store: Option<&str>) -> (Running, SocketAddr) {
+    serve_as(dir, addr, store, Deploy::Restart)
 }
 
 /// What the installers saw.
@@ -115,9 +137,10 @@ fn installers(
         .collect()
 }
 
-/// Three replicas, each on a folder of its own, behind nginx round-robin; `DEPLOYS` rolling
-/// deploys (each folder changed and its replica restarted, one by one). Returns the tally.
-fn rolling(nginx: &std::path::Path, store: Option<&str>) -> Tally {
+/// Three replicas, each on a folder of its own, behind nginx round-robin (and an nginx cache
+/// honouring the headers in front of it, with `edge`); `DEPLOYS` rolling deploys, each folder
+/// changed and its replica brought to it as `deploy` says, one by one. Returns the tally.
+fn rolling(nginx: &std::path::Path, store: Option<&str>, deploy: Deploy, edge: bool) -> Tally {
     let folders: Vec<Scratch> = (0..REPLICAS)
         .map(|n| Scratch::new(&format!("replica-{n}")))
         .collect();
@@ -125,7 +148,7 @@ fn rolling(nginx: &std::path::Path, store: Option<&str>) -> Tally {
         .iter()
         .map(|dir| {
             write_skills(dir, 0);
-            serve(dir, "127.0.0.1:0", store)
+            serve_as(dir, "127.0.0.1:0", store, deploy)
         })
         .collect();
     let servers: String = replicas
@@ -137,16 +160,34 @@ fn rolling(nginx: &std::path::Path, store: Option<&str>) -> Tally {
         &format!("upstream skillpub_replicas {{ {servers} }}"),
         "location / {\n      proxy_pass http://skillpub_replicas;\n      proxy_next_upstream error timeout http_502;\n    }",
     );
+    let mut cache =
+        edge.then(|| Edge::start(nginx, front.addr(), Freshness::Honoured { speedup: 100 }));
+    let clients = cache.as_ref().map_or(front.addr(), Edge::addr);
     let tally = Arc::new(Mutex::new(Tally::default()));
     let stop = Arc::new(AtomicBool::new(false));
-    let running = installers(front.addr(), &tally, &stop);
+    let running = installers(clients, &tally, &stop);
     for revision in 1..=DEPLOYS {
         for (dir, replica) in folders.iter().zip(&mut replicas) {
+            let before = request_blocking(replica.1, "GET", INDEX, &[]).body;
             write_skills(dir, revision);
             let addr = replica.1.to_string();
-            replica.0.signal("-TERM");
-            assert!(replica.0.wait_within(Duration::from_secs(10)).is_some());
-            *replica = serve(dir, &addr, store);
+            match deploy {
+                Deploy::Restart => {
+                    replica.0.signal("-TERM");
+                    assert!(replica.0.wait_within(Duration::from_secs(10)).is_some());
+                    *replica = serve_as(dir, &addr, store, deploy);
+                }
+                Deploy::Watch => {
+                    let started = Instant::now();
+                    while request_blocking(replica.1, "GET", INDEX, &[]).body == before {
+                        assert!(
+                            started.elapsed() < Duration::from_secs(10),
+                            "the watch did not reload"
+                        );
+                        std::thread::sleep(Duration::from_millis(20));
+                    }
+                }
+            }
             std::thread::sleep(BETWEEN_REPLICAS);
         }
     }
@@ -154,21 +195,29 @@ fn rolling(nginx: &std::path::Path, store: Option<&str>) -> Tally {
     for installer in running {
         installer.join().expect("an installer panicked");
     }
+    if let Some(cache) = &mut cache {
+        assert_eq!(cache.stop(), Vec::<u32>::new(), "nginx processes were left");
+    }
     assert_eq!(front.stop(), Vec::<u32>::new(), "nginx processes were left");
     Arc::try_unwrap(tally).unwrap().into_inner().unwrap()
 }
 
-#[test]
-fn no_install_is_lost_across_replicas_with_a_shared_store() {
-    let Some(nginx) = nginx_or_skip("no_install_is_lost_across_replicas_with_a_shared_store")
-    else {
+/// The same rolling run with and without a store: none lost with it, some without (the
+/// control, or the run proves nothing).
+fn with_and_without(test: &str, deploy: Deploy, edge: bool) {
+    let Some(nginx) = nginx_or_skip(test) else {
         return;
     };
     let store = Scratch::new("replicas-store");
-    let with = rolling(&nginx, Some(store.arg()));
-    let without = rolling(&nginx, None);
+    let with = rolling(&nginx, Some(store.arg()), deploy, edge);
+    let without = rolling(&nginx, None, deploy, edge);
     eprintln!(
-        "replicas: {REPLICAS} serve replicas behind nginx round-robin, {DEPLOYS} rolling restarts: with --store {} of {} installs lost; without {} of {} lost (first: {:?})",
+        "replicas: {REPLICAS} replicas ({deploy:?}{}) behind nginx round-robin, {DEPLOYS} rolling deploys: with --store {} of {} installs lost; without {} of {} lost (first: {:?})",
+        if edge {
+            ", an nginx cache in front"
+        } else {
+            ""
+        },
         with.lost.len(),
         with.installs,
         without.lost.len(),
@@ -187,11 +236,37 @@ fn no_install_is_lost_across_replicas_with_a_shared_store() {
         with.installs,
         &with.lost[..with.lost.len().min(3)]
     );
-    // The control: the same run without the store loses installs, or it proves nothing.
     assert!(
         !without.lost.is_empty(),
         "without a store none of {} installs was lost: the run did not straddle the deploys",
         without.installs
+    );
+}
+
+#[test]
+fn no_install_is_lost_across_restarted_replicas_with_a_shared_store() {
+    with_and_without(
+        "no_install_is_lost_across_restarted_replicas_with_a_shared_store",
+        Deploy::Restart,
+        false,
+    );
+}
+
+#[test]
+fn no_install_is_lost_across_watching_replicas_with_a_shared_store() {
+    with_and_without(
+        "no_install_is_lost_across_watching_replicas_with_a_shared_store",
+        Deploy::Watch,
+        false,
+    );
+}
+
+#[test]
+fn no_install_is_lost_through_a_cache_in_front_of_replicas_with_a_shared_store() {
+    with_and_without(
+        "no_install_is_lost_through_a_cache_in_front_of_replicas_with_a_shared_store",
+        Deploy::Restart,
+        true,
     );
 }
 
