@@ -433,7 +433,7 @@ fn nginx_serves_new_addressed_files_before_a_reload_and_kept_ones_after_as_immut
     assert_eq!(missing.status, 404, "{}", missing.head);
     assert_eq!(
         missing.header("cache-control"),
-        Some(skillpub_axum::DEFAULT_ERROR_CACHE_CONTROL)
+        Some(skillpub_axum::ADDRESSED_MISS_CACHE_CONTROL)
     );
     assert!(
         missing.body.starts_with(br#"{"error":"not_found""#),

@@ -37,9 +37,12 @@ impl Shared {
         self
     }
 
-    /// The `404` of `path`, where nothing is published: an addressed path's is never stored.
+    /// The `404` of `path`, where nothing is published: that of an addressed `SKILL.md` or
+    /// archive, which another replica may publish a moment later, is never stored; any other
+    /// path's (a malformed address included, which nothing ever publishes) keeps the error
+    /// knob.
     pub(super) fn not_found_at(&self, path: &str) -> &Prepared {
-        if AddressedPath::parse(path).is_some() {
+        if AddressedPath::parse(path).is_some_and(|a| a.media_type().is_some()) {
             &self.addressed_not_found
         } else {
             &self.not_found
