@@ -324,6 +324,7 @@ fn a_replica_serves_the_artifacts_another_replica_put_in_the_store() {
 }
 
 #[test]
+#[ignore = "needs skillpub-store's feature s3, off until its TLS provider no longer breaks the workspace's other reqwest clients (issue 27)"]
 fn an_export_to_s3_behind_nginx_loses_no_install_while_it_is_exported_again() {
     let test = "an_export_to_s3_behind_nginx_loses_no_install_while_it_is_exported_again";
     let Some(nginx) = nginx_or_skip(test) else {

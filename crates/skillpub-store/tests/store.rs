@@ -1,5 +1,9 @@
 //! The shared store and the export, against a folder and a real S3-compatible server
 //! (`moto_server`, skipped with a line when it is missing unless SKILLPUB_REQUIRE_EXTERNAL=1).
+#![cfg_attr(
+    not(feature = "s3"),
+    allow(unused_imports, reason = "the S3 tests need the feature s3")
+)]
 
 use std::time::Duration;
 
@@ -174,6 +178,7 @@ fn a_location_that_is_no_store_is_refused_with_the_fix() {
     }
 }
 
+#[cfg(feature = "s3")]
 /// moto on a free port with a bucket `skills`, or `None` (skipped).
 fn moto(test: &str) -> Option<(S3Server, Vec<(&'static str, String)>)> {
     let binary = s3_server_or_skip(test)?;
@@ -183,11 +188,13 @@ fn moto(test: &str) -> Option<(S3Server, Vec<(&'static str, String)>)> {
     Some((server, env))
 }
 
+#[cfg(feature = "s3")]
 fn open_s3(location: &str, env: &[(&'static str, String)]) -> Store {
     let settings: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     Store::open_with(location, &settings).unwrap()
 }
 
+#[cfg(feature = "s3")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_s3_store_serves_every_replica_and_prunes_only_when_asked() {
     let Some((_server, env)) = moto("an_s3_store_serves_every_replica_and_prunes_only_when_asked")
@@ -197,6 +204,7 @@ async fn an_s3_store_serves_every_replica_and_prunes_only_when_asked() {
     behaves(open_s3("s3://skills/replicas", &env)).await;
 }
 
+#[cfg(feature = "s3")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_export_to_s3_puts_the_tree_with_its_headers_index_last_and_uploads_nothing_twice() {
     let Some((server, env)) =
