@@ -133,15 +133,8 @@ pub(crate) fn run(args: &Args) -> bool {
 /// Exports `catalog` to the object storage at `location`; says whether it worked, and the
 /// settings the bucket and its CDN need.
 fn to_object_storage(catalog: &Catalog, location: &str, retention: Retention) -> bool {
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("skillpub export: cannot start: {error}");
-            return false;
-        }
+    let Some(runtime) = crate::output::current_thread("export") else {
+        return false;
     };
     let exported = Store::open(location)
         .and_then(|store| runtime.block_on(store.export(catalog, retention.for_store())));

@@ -49,3 +49,18 @@ pub(crate) fn write_line(line: fmt::Arguments<'_>) {
         std::process::exit(2);
     }
 }
+
+/// A runtime on the calling thread, for a command that waits on one store at a time; `None`
+/// (said on stderr, for `command`) if it cannot start.
+pub(crate) fn current_thread(command: &str) -> Option<tokio::runtime::Runtime> {
+    match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => Some(runtime),
+        Err(error) => {
+            eprintln!("skillpub {command}: cannot start: {error}");
+            None
+        }
+    }
+}

@@ -26,15 +26,8 @@ pub(crate) struct Args {
 
 /// Prunes the store; says whether it could.
 pub(crate) fn run(args: &Args) -> bool {
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("skillpub prune: cannot start: {error}");
-            return false;
-        }
+    let Some(runtime) = crate::output::current_thread("prune") else {
+        return false;
     };
     let retention = skillpub_store::Retention {
         generations: args.keep_generations,

@@ -3,13 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 use skillpub_core::Catalog;
-use skillpub_core::paths::{AddressedPath, WELL_KNOWN_PATH};
+use skillpub_core::paths::WELL_KNOWN_PATH;
 
 /// The folder of the generation records, beside the tree.
 pub(crate) const GENERATIONS: &str = "/.skillpub/generations/";
-
-/// The folder of the addressed artifacts and of an export's tree.
-pub(crate) const TREE: &str = WELL_KNOWN_PATH;
 
 /// A generation: an index, and the addressed files it names (below the tree's folder, as
 /// the directory export's manifest writes them). Its record is written each time a replica
@@ -33,7 +30,7 @@ impl Generation {
         let files = catalog
             .artifacts()
             .filter_map(|artifact| artifact.addressed_path())
-            .map(|path| path.trim_start_matches(TREE).to_owned())
+            .map(|path| path.trim_start_matches(WELL_KNOWN_PATH).to_owned())
             .collect();
         Self {
             index: catalog.index().digest().to_string(),
@@ -47,10 +44,4 @@ impl Generation {
         let hex = self.index.trim_start_matches("sha256:");
         format!("{GENERATIONS}sha256-{hex}.json")
     }
-}
-
-/// Whether `path` is an addressed artifact's (`/.well-known/agent-skills/sha256-<hex>/...` of
-/// a `SKILL.md` or an archive).
-pub(crate) fn is_addressed(path: &str) -> bool {
-    AddressedPath::parse(path).is_some_and(|addressed| addressed.media_type().is_some())
 }

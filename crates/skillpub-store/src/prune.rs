@@ -6,7 +6,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use object_store::ObjectStoreExt;
 
 use crate::error::StoreError;
-use crate::layout::{GENERATIONS, Generation, TREE, is_addressed};
+use skillpub_core::paths::{WELL_KNOWN_PATH, is_addressed_artifact};
+
+use crate::layout::{GENERATIONS, Generation};
 use crate::location::Store;
 
 /// How long, and how many, replaced generations keep their artifacts in the store, as the
@@ -69,15 +71,15 @@ impl Store {
                 newer <= retention.generations || now.saturating_sub(replaced) < keep_for
             });
             if stays {
-                kept_files.extend(files.iter().map(|file| format!("{TREE}{file}")));
+                kept_files.extend(files.iter().map(|file| format!("{WELL_KNOWN_PATH}{file}")));
                 pruned.kept += 1;
             } else {
                 self.remove(path).await?;
                 pruned.removed += 1;
             }
         }
-        for (path, written) in self.listing(TREE).await? {
-            if is_addressed(&path)
+        for (path, written) in self.listing(WELL_KNOWN_PATH).await? {
+            if is_addressed_artifact(&path)
                 && !kept_files.contains(&path)
                 && now.saturating_sub(written) >= keep_for
             {

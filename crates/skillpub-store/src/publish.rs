@@ -7,7 +7,9 @@ use object_store::{Attribute, Attributes, PutMode, PutOptions, PutPayload};
 use skillpub_core::{Catalog, LiveCatalog, catalog::Artifact};
 
 use crate::error::StoreError;
-use crate::layout::{Generation, TREE};
+use skillpub_core::paths::WELL_KNOWN_PATH;
+
+use crate::layout::Generation;
 use crate::location::Store;
 
 /// What [`Store::publish`] did.
@@ -35,7 +37,7 @@ impl Store {
     ///
     /// The store could not be listed or written: the catalog should not be served then.
     pub async fn publish(&self, catalog: &Catalog) -> Result<Published, StoreError> {
-        let present = self.listed(TREE).await?;
+        let present = self.listed(WELL_KNOWN_PATH).await?;
         let mut published = Published {
             requests: 1,
             ..Published::default()

@@ -44,6 +44,12 @@ fn addressed(catalog: &Catalog) -> Vec<(String, bytes::Bytes)> {
         .collect()
 }
 
+/// The addressed path of `pdf`'s `SKILL.md` in `catalog`.
+fn pdf_skill_md_address(catalog: &Catalog) -> String {
+    let skill_md = catalog.get("pdf").unwrap().skill_md();
+    skill_md.addressed_path().unwrap().to_owned()
+}
+
 /// The router of a replica that still serves `serving`, with `store`: what it answers at
 /// `path`.
 async fn replica_answer(serving: Catalog, store: &Store, path: &str) -> (StatusCode, Vec<u8>) {
@@ -112,13 +118,7 @@ async fn behaves(store: Store) {
     };
     let pruned = store.prune(drop_old).await.unwrap();
     assert_eq!((pruned.kept, pruned.removed, pruned.files), (1, 1, changed));
-    let old_skill_md = v1
-        .get("pdf")
-        .unwrap()
-        .skill_md()
-        .addressed_path()
-        .unwrap()
-        .to_owned();
+    let old_skill_md = pdf_skill_md_address(&v1);
     let (status, _) = replica_answer(v2.clone(), &store, &old_skill_md).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "pruned");
     for (path, bytes) in addressed(&v2) {
@@ -148,13 +148,7 @@ async fn other_bytes_in_the_store_are_never_served_nor_replaced() {
     let folder = Scratch::new("store-tampered");
     let store = Store::open(folder.arg()).unwrap();
     let v2 = catalog(2, false);
-    let path = v2
-        .get("pdf")
-        .unwrap()
-        .skill_md()
-        .addressed_path()
-        .unwrap()
-        .to_owned();
+    let path = pdf_skill_md_address(&v2);
     folder.write(path.trim_start_matches('/'), "tampered\n");
     store.publish(&v2).await.unwrap();
     assert_eq!(

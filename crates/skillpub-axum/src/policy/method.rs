@@ -22,6 +22,7 @@ use super::shared::Shared;
 use super::stored::Fetcher;
 use super::table::{Hit, Table};
 use crate::coding::Coding;
+use skillpub_core::paths::is_addressed_artifact;
 
 /// The service of the folders for one catalog: each path to the answers the table has there,
 /// or to those of a path where nothing is published.
@@ -49,7 +50,7 @@ pub(crate) fn answer<B>(hit: Option<Hit<'_>>, shared: &Arc<Shared>, request: Req
     if hit.is_none()
         && let Some(fetcher) = &shared.fetcher
         && (request.method() == Method::GET || request.method() == Method::HEAD)
-        && Fetcher::serves(request.uri().path())
+        && is_addressed_artifact(request.uri().path())
     {
         return from_store(fetcher, shared, request);
     }
@@ -238,18 +239,18 @@ impl Future for Answer {
 
     #[inline]
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        // An answer made from what the store gave has its artifact, so this turns at most
-        // once: it never reads the store again.
-        while let State::Fetching(fetching) = &mut self.0 {
-            let next = ready!(fetching.poll_answer(cx));
-            self.0 = next.0;
-        }
         let waiting = match &mut self.0 {
             State::Ready(response) => {
                 return Poll::Ready(Ok(response.take().expect("an answer is polled once done")));
             }
             State::Waiting(waiting) => waiting,
-            State::Fetching(_) => return Poll::Pending,
+            // The answer made from what the store gave has its artifact: polled once more, it
+            // is ready or waits for a variant, and never reads the store again.
+            State::Fetching(fetching) => {
+                let next = ready!(fetching.poll_answer(cx));
+                self.0 = next.0;
+                return self.poll(cx);
+            }
         };
         // At most twice: a variant, once made or failed, is never pending again.
         loop {

@@ -6,7 +6,7 @@ use super::prepared::Prepared;
 use super::rejection::Rejection;
 use super::stored::Fetcher;
 use http::{HeaderMap, HeaderValue, Method};
-use skillpub_core::paths::AddressedPath;
+use skillpub_core::paths::is_addressed_artifact;
 
 use super::settings::{ADDRESSED_MISS_CACHE_CONTROL, Audience, Policy};
 use super::template::Templates;
@@ -42,7 +42,7 @@ impl Shared {
     /// path's (a malformed address included, which nothing ever publishes) keeps the error
     /// knob.
     pub(super) fn not_found_at(&self, path: &str) -> &Prepared {
-        if AddressedPath::parse(path).is_some_and(|a| a.media_type().is_some()) {
+        if is_addressed_artifact(path) {
             &self.addressed_not_found
         } else {
             &self.not_found

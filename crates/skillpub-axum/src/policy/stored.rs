@@ -60,11 +60,6 @@ impl Fetcher {
         }
     }
 
-    /// Whether `path` is one the store may hold: an addressed `SKILL.md` or archive.
-    pub(super) fn serves(path: &str) -> bool {
-        AddressedPath::parse(path).is_some_and(|a| a.media_type().is_some())
-    }
-
     /// The answers read before for `path`.
     pub(super) fn kept(&self, path: &str) -> Option<Stored> {
         self.lock().by_path.get(path).cloned()
@@ -111,7 +106,6 @@ impl Fetcher {
             addressed.canonical_path()
         ))?;
         let etag = resource::entity_tag(found);
-        let length = bytes.len();
         let resource = self
             .policy
             .resource(HeaderValue::from_static(media_type), bytes, etag);
@@ -119,19 +113,19 @@ impl Fetcher {
             resource: Arc::new(resource),
             link,
         };
-        self.keep(path, &stored, length);
+        self.keep(path, &stored);
         Some(stored)
     }
 
     /// Keeps `stored` for the next requests, dropping the oldest beyond [`STORED_MEMORY`].
-    fn keep(&self, path: &str, stored: &Stored, length: usize) {
+    fn keep(&self, path: &str, stored: &Stored) {
         let mut kept = self.lock();
         if kept.by_path.contains_key(path) {
             return;
         }
         kept.by_path.insert(path.into(), stored.clone());
         kept.order.push_back(path.into());
-        kept.bytes += length;
+        kept.bytes += stored.resource.identity.body.len();
         while kept.bytes > STORED_MEMORY
             && let Some(oldest) = kept.order.pop_front()
         {

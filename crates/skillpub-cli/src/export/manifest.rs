@@ -25,7 +25,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use skillpub_core::paths::{AddressedPath, WELL_KNOWN_PATH};
+use skillpub_core::paths::{WELL_KNOWN_PATH, is_addressed_artifact};
 
 /// The manifest's file name in the output folder, next to the export's lock.
 pub(crate) const MANIFEST: &str = ".skillpub-export.json";
@@ -162,8 +162,7 @@ fn generation(value: &Value, current: bool) -> Result<Generation, String> {
 /// `sha256-<64 lowercase hex>/<name>/SKILL.md`, or `.../<name>.tar.gz` or `.zip`, with a valid
 /// skill name. Nothing else is ever read or kept, whatever a manifest says.
 pub(crate) fn is_addressed_file(file: &str) -> bool {
-    AddressedPath::parse(&format!("{WELL_KNOWN_PATH}{file}"))
-        .is_some_and(|addressed| addressed.media_type().is_some())
+    is_addressed_artifact(&format!("{WELL_KNOWN_PATH}{file}"))
 }
 
 /// The message for a manifest that cannot be read: which file, why, what it is for, and the

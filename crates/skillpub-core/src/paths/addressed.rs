@@ -178,6 +178,24 @@ impl<'a> AddressedPath<'a> {
     }
 }
 
+/// Whether `path` is the addressed path of a `SKILL.md` or an archive, one a catalog can
+/// serve ([`AddressedPath::media_type`] is known): what a replica may look for in a shared
+/// store, and what an export keeps of earlier generations.
+///
+/// # Example
+///
+/// ```
+/// use skillpub_core::{Digest, paths::{addressed_path, is_addressed_artifact}};
+///
+/// let path = addressed_path("/.well-known/agent-skills/pdf/SKILL.md", Digest::of(b"x")).unwrap();
+/// assert!(is_addressed_artifact(&path));
+/// assert!(!is_addressed_artifact("/.well-known/agent-skills/pdf/SKILL.md"));
+/// ```
+#[must_use]
+pub fn is_addressed_artifact(path: &str) -> bool {
+    AddressedPath::parse(path).is_some_and(|addressed| addressed.media_type().is_some())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -29,7 +29,9 @@
 mod addressed;
 pub(crate) mod base_path;
 
-pub use addressed::{ADDRESS_PREFIX, AddressedPath, address_segment, addressed_path};
+pub use addressed::{
+    ADDRESS_PREFIX, AddressedPath, address_segment, addressed_path, is_addressed_artifact,
+};
 pub use base_path::{BasePath, BasePathProblem, InvalidBasePath, validate_base_path};
 
 /// The folder every artifact is published under.
